@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mqstripe: every kernel version difference lives here.
+ *
+ * The HAVE_* defines come from build-time feature probes (module/probes/,
+ * run by module/probe.sh against the target kernel's build tree), never
+ * from LINUX_VERSION_CODE alone: distribution kernels backport block-layer
+ * changes (Debian's 6.12 carries 6.13/6.14 pieces, RHEL 9 mixes releases).
+ */
+#ifndef MQS_COMPAT_H
+#define MQS_COMPAT_H
+
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/fs.h>
+#include <linux/file.h>
+#include <linux/backing-dev.h>
+
+#include "mqstripe_probed.h"
+
+#ifndef __counted_by
+#define __counted_by(member)
+#endif
+
+/* ---- opening and releasing members -------------------------------- */
+
+#if defined(HAVE_BDEV_FILE_OPEN_BY_DEV)
+/* 6.9+: the claim is a struct file. */
+typedef struct file *mqs_bdev_handle_t;
+
+static inline struct block_device *
+mqs_open_member(dev_t dev, void *holder, const struct blk_holder_ops *hops,
+		mqs_bdev_handle_t *handle)
+{
+	struct file *f = bdev_file_open_by_dev(dev, BLK_OPEN_READ |
+					       BLK_OPEN_WRITE, holder, hops);
+
+	if (IS_ERR(f))
+		return ERR_CAST(f);
+	*handle = f;
+	return file_bdev(f);
+}
+
+static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
+{
+#ifdef HAVE_BDEV_FPUT
+	bdev_fput(handle);
+#else
+	fput(handle);
+#endif
+}
+#elif defined(HAVE_BDEV_OPEN_BY_DEV)
+/* 6.7 and 6.8: struct bdev_handle. */
+typedef struct bdev_handle *mqs_bdev_handle_t;
+
+static inline struct block_device *
+mqs_open_member(dev_t dev, void *holder, const struct blk_holder_ops *hops,
+		mqs_bdev_handle_t *handle)
+{
+	struct bdev_handle *h = bdev_open_by_dev(dev, BLK_OPEN_READ |
+						 BLK_OPEN_WRITE, holder, hops);
+
+	if (IS_ERR(h))
+		return ERR_CAST(h);
+	*handle = h;
+	return h->bdev;
+}
+
+static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
+{
+	bdev_release(handle);
+}
+#elif defined(HAVE_BLKDEV_GET_BY_DEV_HOPS)
+/* 6.5 and 6.6: blk_mode_t and holder ops, put by holder. */
+typedef struct block_device *mqs_bdev_handle_t;
+
+static inline struct block_device *
+mqs_open_member(dev_t dev, void *holder, const struct blk_holder_ops *hops,
+		mqs_bdev_handle_t *handle)
+{
+	struct block_device *b = blkdev_get_by_dev(dev, BLK_OPEN_READ |
+						   BLK_OPEN_WRITE, holder,
+						   hops);
+
+	if (!IS_ERR(b))
+		*handle = b;
+	return b;
+}
+
+static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
+{
+	blkdev_put(handle, holder);
+}
+#else
+/* up to 6.4: fmode_t with FMODE_EXCL, no holder ops. */
+typedef struct block_device *mqs_bdev_handle_t;
+struct blk_holder_ops;
+
+#define MQS_OPEN_MODE	(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
+
+static inline struct block_device *
+mqs_open_member(dev_t dev, void *holder, const struct blk_holder_ops *hops,
+		mqs_bdev_handle_t *handle)
+{
+	struct block_device *b = blkdev_get_by_dev(dev, MQS_OPEN_MODE, holder);
+
+	if (!IS_ERR(b))
+		*handle = b;
+	return b;
+}
+
+static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
+{
+	blkdev_put(handle, MQS_OPEN_MODE);
+}
+#endif
+
+/*
+ * Holder ops are used only where ->mark_dead takes the surprise argument
+ * (6.8+): from then on it is called with bd_holder_lock held and must drop
+ * it (block/bdev.c: bdev_mark_dead()).
+ */
+#ifdef HAVE_MARK_DEAD_SURPRISE
+#define MQS_HAVE_HOLDER_OPS 1
+#endif
+
+/* ---- tag set flags ------------------------------------------------ */
+
+#ifdef HAVE_BLK_MQ_F_SHOULD_MERGE
+#define MQS_TAG_SET_MERGE_FLAG	BLK_MQ_F_SHOULD_MERGE
+#else
+#define MQS_TAG_SET_MERGE_FLAG	0	/* 6.14+: merging is the default */
+#endif
+
+/* ---- the gendisk and its queue limits ------------------------------ */
+
+/**
+ * struct mqs_limits - queue limits computed by the driver, in the units
+ * struct queue_limits uses; applied by mqs_alloc_disk()
+ */
+struct mqs_limits {
+	unsigned int logical_block_size;
+	unsigned int physical_block_size;
+	unsigned int io_min;
+	unsigned int io_opt;
+	unsigned int max_hw_sectors;
+	unsigned int max_sectors;
+	unsigned int max_segment_size;
+	unsigned short max_segments;
+	unsigned long seg_boundary_mask;
+	unsigned long virt_boundary_mask;
+	unsigned int dma_alignment;
+	unsigned int max_discard_sectors;
+	unsigned int discard_granularity;
+	unsigned int max_write_zeroes_sectors;
+	bool write_cache;
+	bool fua;
+	bool rotational;
+	bool stable_writes;
+	bool nowait;
+};
+
+#ifdef HAVE_QUEUE_LIMITS_FEATURES
+/* 6.11+: everything, flags included, goes in through struct queue_limits. */
+static inline struct gendisk *mqs_alloc_disk(struct blk_mq_tag_set *set,
+					     const struct mqs_limits *ml,
+					     void *queuedata)
+{
+	struct queue_limits lim = {
+		.logical_block_size = ml->logical_block_size,
+		.physical_block_size = ml->physical_block_size,
+		.io_min = ml->io_min,
+		.io_opt = ml->io_opt,
+		.max_hw_sectors = ml->max_hw_sectors,
+		/* 6.12 derives max_sectors from max_user_sectors */
+		.max_user_sectors = ml->max_sectors,
+		.max_segment_size = ml->max_segment_size,
+		.max_segments = ml->max_segments,
+		.seg_boundary_mask = ml->seg_boundary_mask,
+		.virt_boundary_mask = ml->virt_boundary_mask,
+		.dma_alignment = ml->dma_alignment,
+		.max_hw_discard_sectors = ml->max_discard_sectors,
+		.max_user_discard_sectors = UINT_MAX,
+		.discard_granularity = ml->discard_granularity,
+		.max_discard_segments = 1,
+		.max_write_zeroes_sectors = ml->max_write_zeroes_sectors,
+		.chunk_sectors = 0,
+	};
+	struct gendisk *disk;
+
+	if (ml->write_cache)
+		lim.features |= BLK_FEAT_WRITE_CACHE;
+	if (ml->fua)
+		lim.features |= BLK_FEAT_FUA;
+	if (ml->rotational)
+		lim.features |= BLK_FEAT_ROTATIONAL;
+	if (ml->stable_writes)
+		lim.features |= BLK_FEAT_STABLE_WRITES;
+
+	disk = blk_mq_alloc_disk(set, &lim, queuedata);
+	if (IS_ERR(disk) || ml->nowait)
+		return disk;
+	/* blk_mq_alloc_queue() always adds NOWAIT; a member lacks it */
+	lim = queue_limits_start_update(disk->queue);
+	lim.features &= ~BLK_FEAT_NOWAIT;
+	if (queue_limits_commit_update(disk->queue, &lim)) {
+		put_disk(disk);
+		return ERR_PTR(-EINVAL);
+	}
+	return disk;
+}
+#else
+/* up to 6.10: allocate, then the historic setters and queue flags. */
+static inline struct gendisk *mqs_alloc_disk(struct blk_mq_tag_set *set,
+					     const struct mqs_limits *ml,
+					     void *queuedata)
+{
+	struct request_queue *q;
+	struct gendisk *disk;
+
+#ifdef HAVE_BLK_MQ_ALLOC_DISK_LIMITS
+	disk = blk_mq_alloc_disk(set, NULL, queuedata);
+#else
+	disk = blk_mq_alloc_disk(set, queuedata);
+#endif
+	if (IS_ERR(disk))
+		return disk;
+	q = disk->queue;
+	blk_queue_logical_block_size(q, ml->logical_block_size);
+	blk_queue_physical_block_size(q, ml->physical_block_size);
+	blk_queue_io_min(q, ml->io_min);
+	blk_queue_io_opt(q, ml->io_opt);
+	blk_queue_max_hw_sectors(q, ml->max_hw_sectors);
+	/*
+	 * blk_queue_max_hw_sectors() caps max_sectors at BLK_DEF_MAX_SECTORS
+	 * (1280 KiB); our default is larger, set it as max_sectors_kb's
+	 * store does (block/blk-sysfs.c).
+	 */
+	q->limits.max_sectors = ml->max_sectors;
+	disk->bdi->io_pages = ml->max_sectors >> (PAGE_SHIFT - SECTOR_SHIFT);
+	blk_queue_max_segments(q, ml->max_segments);
+	blk_queue_segment_boundary(q, ml->seg_boundary_mask);
+	if (ml->virt_boundary_mask)
+		blk_queue_virt_boundary(q, ml->virt_boundary_mask);
+	else
+		blk_queue_max_segment_size(q, ml->max_segment_size);
+	blk_queue_dma_alignment(q, ml->dma_alignment);
+	blk_queue_max_discard_sectors(q, ml->max_discard_sectors);
+	q->limits.discard_granularity = ml->discard_granularity;
+	blk_queue_max_write_zeroes_sectors(q, ml->max_write_zeroes_sectors);
+	blk_queue_chunk_sectors(q, 0);
+	blk_queue_write_cache(q, ml->write_cache, ml->fua);
+	if (ml->rotational)
+		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
+	else
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	if (ml->stable_writes)
+		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
+	if (!ml->nowait)
+		blk_queue_flag_clear(QUEUE_FLAG_NOWAIT, q);
+	return disk;
+}
+#endif
+
+#endif /* MQS_COMPAT_H */

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mqstripe: internal definitions shared by the control, array and IO code.
+ */
+#ifndef MQS_H
+#define MQS_H
+
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/bio.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+
+#include "compat.h"
+#include "uapi/mqstripe.h"
+#include "mqstripe_map.h"
+
+#define MQS_NAME		"mqstripe"
+
+/*
+ * Ceiling of max_hw_sectors: 64 MiB.  One request never pins more than this
+ * many bytes of pages, a member bio's bi_size (unsigned int bytes) always
+ * fits, and it is 32 x the largest NVMe MDTS commonly seen (2 MiB).
+ */
+#define MQS_MAX_HW_SECTORS_CEILING	((64U << 20) >> SECTOR_SHIFT)
+/* max_segments is an unsigned short in struct queue_limits. */
+#define MQS_MAX_SEGMENTS_CEILING	65535U
+/*
+ * Member bios a request may have open at once while its segments are
+ * walked: more members touched means more passes over the request, so the
+ * per-request data (cmd_size) does not grow with the member count.
+ */
+#define MQS_GATHER_SLOTS	16
+/* Minors per array: the whole device and 15 partitions. */
+#define MQS_PART_SHIFT		4
+/* Bios kept in reserve per array so the IO path never fails on memory. */
+#define MQS_BIO_POOL_SIZE	256
+
+struct mqs_array;
+
+/**
+ * struct mqs_member - one member of an array
+ * @array: the array it belongs to.
+ * @bdev: the member, claimed exclusively with the array as holder.
+ * @handle: what the kernel's open call returned (compat.h).
+ * @dev: device number, for duplicate checks and reports.
+ * @slot: position in the stripe.
+ * @size_sectors: size of the member device at create.
+ * @state: MQSTRIPE_MEMBER_*; written from IO completion, read anywhere.
+ * @read_errors: failed member reads.
+ * @write_errors: failed member writes, discards and write-zeroes.
+ * @flush_errors: failed member flushes.
+ */
+struct mqs_member {
+	struct mqs_array *array;
+	struct block_device *bdev;
+	mqs_bdev_handle_t handle;
+	dev_t dev;
+	u32 slot;
+	sector_t size_sectors;
+	atomic_t state;
+	atomic64_t read_errors;
+	atomic64_t write_errors;
+	atomic64_t flush_errors;
+};
+
+/**
+ * struct mqs_array - one striped device
+ * @node: entry in the list of arrays, under mqs_ctl_mutex.
+ * @index: N of /dev/mqstripeN.
+ * @disk: the gendisk; its private_data and queuedata point here.
+ * @tag_set: one hardware context per possible CPU.
+ * @bs: bioset of the member bios, with struct mqs_bio as front pad.
+ * @geom: the mapping (mqstripe_map.h).
+ * @chunk_bytes: chunk size.
+ * @data_offset_bytes: start of data on every member.
+ * @member_data_sectors: sectors of each member used for data.
+ * @queue_depth: tags per hardware context.
+ * @dying: set under disk->open_mutex when a REMOVE has started; refuses
+ *	new opens.
+ * @holders_linked: members linked as holders (sysfs slaves).
+ * @event_work: sends a change uevent after a member state change.
+ * @name: NUL-terminated array name (may be empty).
+ * @uuid: array UUID.
+ * @nr_members: number of members.
+ * @members: the members, by slot.
+ */
+struct mqs_array {
+	struct list_head node;
+	int index;
+	struct gendisk *disk;
+	struct blk_mq_tag_set tag_set;
+	struct bio_set bs;
+	struct mqs_geom geom;
+	u32 chunk_bytes;
+	u64 data_offset_bytes;
+	sector_t member_data_sectors;
+	u32 queue_depth;
+	bool dying;
+	u32 holders_linked;
+	struct work_struct event_work;
+	char name[MQSTRIPE_NAME_LEN];
+	u8 uuid[MQSTRIPE_UUID_LEN];
+	u32 nr_members;
+	struct mqs_member members[] __counted_by(nr_members);
+};
+
+/**
+ * struct mqs_bio - a member bio and what its completion needs
+ * @rq: the array request it carries a part of.
+ * @member: the member it goes to.
+ * @bio: the bio itself; must be last (bioset front pad).
+ */
+struct mqs_bio {
+	struct request *rq;
+	struct mqs_member *member;
+	struct bio bio;
+};
+
+/**
+ * struct mqs_cmd - per-request driver data (cmd_size), independent of the
+ * member count
+ * @pending: member bios in flight plus one held by the submitter.
+ * @status: first error seen (blk_status_t), 0 while none.
+ */
+struct mqs_cmd {
+	atomic_t pending;
+	atomic_t status;
+};
+
+extern const struct blk_mq_ops mqs_mq_ops;
+extern int mqs_major;
+extern const struct attribute_group *mqs_attr_groups[];
+
+int mqs_array_create(struct mqstripe_create *c, const s32 *fds);
+int mqs_array_remove(u32 index);
+int mqs_array_info(u32 index, struct mqstripe_info *info,
+		   struct mqstripe_member_info __user *umembers);
+int mqs_array_list(u32 *indexes, u32 cap, u32 *count);
+void mqs_array_remove_all(void);
+void mqs_member_failed(struct mqs_member *m, enum req_op op, bool flush,
+		       blk_status_t status);
+bool mqs_array_failed(struct mqs_array *a);
+
+#endif /* MQS_H */

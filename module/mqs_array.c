@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mqstripe: creating and removing arrays, their queue limits and sysfs.
+ *
+ * Locking: mqs_ctl_mutex serialises every create, remove, info and list and
+ * protects mqs_arrays.  A removal first marks the array dying under the
+ * disk's open_mutex (so no new opener can slip in between the openers check
+ * and del_gendisk), as loop does with Lo_rundown.
+ */
+#include <linux/module.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/file.h>
+#include <linux/idr.h>
+#include <linux/log2.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/uuid.h>
+#include <linux/ctype.h>
+#include <linux/string.h>
+
+#include "mqs.h"
+
+static DEFINE_MUTEX(mqs_ctl_mutex);
+static LIST_HEAD(mqs_arrays);
+static DEFINE_IDA(mqs_index_ida);
+int mqs_major;
+
+/* ---- member state ------------------------------------------------- */
+
+static void mqs_event_work(struct work_struct *work)
+{
+	struct mqs_array *a = container_of(work, struct mqs_array, event_work);
+
+	kobject_uevent(&disk_to_dev(a->disk)->kobj, KOBJ_CHANGE);
+}
+
+/**
+ * mqs_member_failed() - account a failed member bio
+ * @m: the member.
+ * @op: what failed.
+ * @flush: it was an empty flush (a PREFLUSH write without data).
+ * @status: the member's status.
+ *
+ * Called from bio completion (any context).  Counts the error, marks the
+ * member faulty and, on the first failure, sends a change uevent for the
+ * array from process context.  Log lines are rate-limited.
+ */
+void mqs_member_failed(struct mqs_member *m, enum req_op op, bool flush,
+		       blk_status_t status)
+{
+	struct mqs_array *a = m->array;
+
+	if (flush)
+		atomic64_inc(&m->flush_errors);
+	else if (op == REQ_OP_READ)
+		atomic64_inc(&m->read_errors);
+	else
+		atomic64_inc(&m->write_errors);
+	pr_err_ratelimited("%s: member %u (%pg): %s error %d\n",
+			   a->disk->disk_name, m->slot, m->bdev,
+			   flush ? "FLUSH" : blk_op_str(op),
+			   blk_status_to_errno(status));
+	if (atomic_cmpxchg(&m->state, MQSTRIPE_MEMBER_OK,
+			   MQSTRIPE_MEMBER_FAULTY) == MQSTRIPE_MEMBER_OK)
+		schedule_work(&a->event_work);
+}
+
+/**
+ * mqs_array_failed() - does any member of @a not answer?
+ * @a: the array.
+ *
+ * Return: true when a member is faulty or gone.
+ */
+bool mqs_array_failed(struct mqs_array *a)
+{
+	u32 i;
+
+	for (i = 0; i < a->nr_members; i++)
+		if (atomic_read(&a->members[i].state) != MQSTRIPE_MEMBER_OK)
+			return true;
+	return false;
+}
+
+#ifdef MQS_HAVE_HOLDER_OPS
+static void mqs_member_mark_dead(struct block_device *bdev, bool surprise)
+	__releases(&bdev->bd_holder_lock)
+{
+	struct mqs_array *a = bdev->bd_holder;
+	u32 i;
+
+	for (i = 0; i < a->nr_members; i++) {
+		struct mqs_member *m = &a->members[i];
+
+		if (m->bdev != bdev)
+			continue;
+		if (atomic_xchg(&m->state, MQSTRIPE_MEMBER_GONE) !=
+		    MQSTRIPE_MEMBER_GONE) {
+			pr_err("%s: member %u (%pg) is gone\n",
+			       a->disk->disk_name, m->slot, bdev);
+			schedule_work(&a->event_work);
+		}
+	}
+	mutex_unlock(&bdev->bd_holder_lock);
+}
+
+static const struct blk_holder_ops mqs_holder_ops = {
+	.mark_dead = mqs_member_mark_dead,
+};
+#define MQS_HOLDER_OPS (&mqs_holder_ops)
+#else
+#define MQS_HOLDER_OPS NULL
+#endif
+
+/* ---- block device operations --------------------------------------- */
+
+#ifdef HAVE_BLOCK_OPEN_GENDISK
+static int mqs_open(struct gendisk *disk, blk_mode_t mode)
+{
+	struct mqs_array *a = disk->private_data;
+#else
+static int mqs_open(struct block_device *bdev, fmode_t mode)
+{
+	struct mqs_array *a = bdev->bd_disk->private_data;
+#endif
+	/* called with disk->open_mutex held, as the removal sets dying */
+	return READ_ONCE(a->dying) ? -ENXIO : 0;
+}
+
+static const struct block_device_operations mqs_fops = {
+	.owner	= THIS_MODULE,
+	.open	= mqs_open,
+};
+
+/* ---- sysfs: /sys/block/mqstripeN/mqstripe/ -------------------------- */
+
+static struct mqs_array *mqs_dev_array(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t uuid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", mqs_dev_array(dev)->uuid);
+}
+static DEVICE_ATTR_RO(uuid);
+
+static ssize_t name_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", mqs_dev_array(dev)->name);
+}
+static DEVICE_ATTR_RO(name);
+
+static ssize_t chunk_bytes_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", mqs_dev_array(dev)->chunk_bytes);
+}
+static DEVICE_ATTR_RO(chunk_bytes);
+
+static ssize_t data_offset_bytes_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", mqs_dev_array(dev)->data_offset_bytes);
+}
+static DEVICE_ATTR_RO(data_offset_bytes);
+
+static const char *const mqs_member_state_names[] = {
+	[MQSTRIPE_MEMBER_OK] = "ok",
+	[MQSTRIPE_MEMBER_FAULTY] = "faulty",
+	[MQSTRIPE_MEMBER_GONE] = "gone",
+};
+
+/* one line per slot: "slot major:minor name state" */
+static ssize_t members_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct mqs_array *a = mqs_dev_array(dev);
+	ssize_t n = 0;
+	u32 i;
+
+	for (i = 0; i < a->nr_members; i++) {
+		struct mqs_member *m = &a->members[i];
+
+		n += sysfs_emit_at(buf, n, "%u %u:%u %pg %s\n", m->slot,
+				   MAJOR(m->dev), MINOR(m->dev), m->bdev,
+				   mqs_member_state_names[atomic_read(&m->state)]);
+	}
+	return n;
+}
+static DEVICE_ATTR_RO(members);
+
+/* one line per slot: "slot read_errors write_errors flush_errors" */
+static ssize_t errors_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct mqs_array *a = mqs_dev_array(dev);
+	ssize_t n = 0;
+	u32 i;
+
+	for (i = 0; i < a->nr_members; i++) {
+		struct mqs_member *m = &a->members[i];
+
+		n += sysfs_emit_at(buf, n, "%u %lld %lld %lld\n", m->slot,
+				   atomic64_read(&m->read_errors),
+				   atomic64_read(&m->write_errors),
+				   atomic64_read(&m->flush_errors));
+	}
+	return n;
+}
+static DEVICE_ATTR_RO(errors);
+
+static ssize_t state_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n", mqs_array_failed(mqs_dev_array(dev)) ?
+			  "failed" : "active");
+}
+static DEVICE_ATTR_RO(state);
+
+static ssize_t nr_members_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", mqs_dev_array(dev)->nr_members);
+}
+static DEVICE_ATTR_RO(nr_members);
+
+static struct attribute *mqs_attrs[] = {
+	&dev_attr_uuid.attr,
+	&dev_attr_name.attr,
+	&dev_attr_chunk_bytes.attr,
+	&dev_attr_data_offset_bytes.attr,
+	&dev_attr_members.attr,
+	&dev_attr_nr_members.attr,
+	&dev_attr_errors.attr,
+	&dev_attr_state.attr,
+	NULL,
+};
+
+static const struct attribute_group mqs_attr_group = {
+	.name = "mqstripe",
+	.attrs = mqs_attrs,
+};
+
+const struct attribute_group *mqs_attr_groups[] = {
+	&mqs_attr_group,
+	NULL,
+};
+
+/* ---- queue limits ---------------------------------------------------- */
+
+/*
+ * Compute the array's limits from its members (rules in README "Queue
+ * limits"; the stacking semantics follow blk_stack_limits() in
+ * block/blk-settings.c, our own hints follow dm-stripe's io_hints).
+ */
+static void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
+{
+	u32 n = a->nr_members;
+	unsigned int min_hw = UINT_MAX, min_max = UINT_MAX;
+	unsigned int min_segs = USHRT_MAX, min_disc = UINT_MAX;
+	unsigned int min_wz = UINT_MAX, width_sectors;
+	bool any_wc = false, fua_all = true;
+	u64 v;
+	u32 i;
+
+	memset(ml, 0, sizeof(*ml));
+	ml->logical_block_size = SECTOR_SIZE;
+	ml->physical_block_size = SECTOR_SIZE;
+	ml->max_segment_size = UINT_MAX;
+	ml->seg_boundary_mask = ULONG_MAX;
+	ml->dma_alignment = SECTOR_SIZE - 1;	/* blk_set_stacking_limits() */
+	ml->nowait = true;
+
+	for (i = 0; i < n; i++) {
+		struct block_device *b = a->members[i].bdev;
+		struct request_queue *q = bdev_get_queue(b);
+
+		ml->logical_block_size = max(ml->logical_block_size,
+					     bdev_logical_block_size(b));
+		ml->physical_block_size = max(ml->physical_block_size,
+					      bdev_physical_block_size(b));
+		min_hw = min(min_hw, queue_max_hw_sectors(q));
+		min_max = min(min_max, queue_max_sectors(q));
+		min_segs = min_t(unsigned int, min_segs,
+				 queue_max_segments(q));
+		ml->max_segment_size = min(ml->max_segment_size,
+					   queue_max_segment_size(q));
+		ml->seg_boundary_mask = min(ml->seg_boundary_mask,
+					    queue_segment_boundary(q));
+		ml->virt_boundary_mask = max(ml->virt_boundary_mask,
+					     queue_virt_boundary(q));
+		ml->dma_alignment = max_t(unsigned int, ml->dma_alignment,
+					  queue_dma_alignment(q));
+		min_disc = min(min_disc, bdev_max_discard_sectors(b));
+		ml->discard_granularity = max(ml->discard_granularity,
+					      bdev_discard_granularity(b));
+		min_wz = min(min_wz, bdev_write_zeroes_sectors(b));
+		if (bdev_write_cache(b)) {
+			any_wc = true;
+			if (!bdev_fua(b))
+				fua_all = false;
+		}
+		if (!bdev_nonrot(b))
+			ml->rotational = true;
+		if (bdev_stable_writes(b))
+			ml->stable_writes = true;
+		if (!bdev_nowait(b))
+			ml->nowait = false;
+	}
+
+	ml->io_min = a->chunk_bytes;
+	ml->io_opt = a->chunk_bytes * n;	/* <= 1 GiB, checked at create */
+	width_sectors = ml->io_opt >> SECTOR_SHIFT;
+
+	/* as large as the members together take, and a whole stripe */
+	v = max_t(u64, (u64)n * min_hw, width_sectors);
+	ml->max_hw_sectors = min_t(u64, v, MQS_MAX_HW_SECTORS_CEILING);
+	/* never capped by the chunk */
+	v = max_t(u64, (u64)n * min_max, width_sectors);
+	ml->max_sectors = min_t(u64, v, ml->max_hw_sectors);
+	/* a request of scattered pages must not be split before us */
+	v = max_t(u64, (u64)n * min_segs,
+		  ml->max_sectors >> (PAGE_SHIFT - SECTOR_SHIFT));
+	ml->max_segments = min_t(u64, v, MQS_MAX_SEGMENTS_CEILING);
+
+	if (min_disc) {
+		v = min_t(u64, (u64)n * min_disc, UINT_MAX >> SECTOR_SHIFT);
+		ml->max_discard_sectors = round_down((unsigned int)v,
+				ml->logical_block_size >> SECTOR_SHIFT);
+	} else {
+		ml->discard_granularity = 0;
+	}
+	if (min_wz) {
+		v = min_t(u64, (u64)n * min_wz, UINT_MAX >> SECTOR_SHIFT);
+		ml->max_write_zeroes_sectors = round_down((unsigned int)v,
+				ml->logical_block_size >> SECTOR_SHIFT);
+	}
+	ml->write_cache = any_wc;
+	ml->fua = any_wc && fua_all;
+}
+
+/* ---- create ----------------------------------------------------------- */
+
+static bool mqs_name_valid(const char *name)
+{
+	size_t len = strnlen(name, MQSTRIPE_NAME_LEN);
+	size_t i;
+
+	if (len == MQSTRIPE_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("._-", name[i]))
+			return false;
+	return true;
+}
+
+static int mqs_fail(struct mqstripe_create *c, u32 member, u32 code, int err)
+{
+	c->error_member = member;
+	c->error_code = code;
+	return err;
+}
+
+/* Geometry checks that need no member (dm-stripe's ctr checks first). */
+static int mqs_check_geometry(struct mqstripe_create *c)
+{
+	u64 width;
+
+	if (!mqs_name_valid(c->name))
+		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_NAME, -EINVAL);
+	if (c->nr_members < MQSTRIPE_MIN_MEMBERS ||
+	    c->nr_members > MQSTRIPE_MAX_MEMBERS)
+		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+	if (!c->queue_depth)
+		c->queue_depth = MQSTRIPE_DEFAULT_QUEUE_DEPTH;
+	if (c->queue_depth < MQSTRIPE_MIN_QUEUE_DEPTH ||
+	    c->queue_depth > MQSTRIPE_MAX_QUEUE_DEPTH)
+		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_QUEUE_DEPTH, -EINVAL);
+	if (!c->chunk_bytes)
+		c->chunk_bytes = MQSTRIPE_DEFAULT_CHUNK_BYTES;
+	if (c->chunk_bytes < MQSTRIPE_MIN_CHUNK_BYTES ||
+	    c->chunk_bytes > MQSTRIPE_MAX_CHUNK_BYTES ||
+	    !is_power_of_2(c->chunk_bytes))
+		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+	if (check_mul_overflow(c->chunk_bytes, (u64)c->nr_members, &width) ||
+	    width > MQSTRIPE_MAX_STRIPE_WIDTH_BYTES)
+		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_DATA_OFFSET))
+		c->data_offset_bytes = MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES;
+	if (c->data_offset_bytes % MQSTRIPE_DATA_OFFSET_ALIGN_BYTES ||
+	    c->data_offset_bytes > (U64_MAX >> 1))
+		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+	return 0;
+}
+
+static int mqs_check_unique(struct mqstripe_create *c)
+{
+	struct mqs_array *a;
+
+	lockdep_assert_held(&mqs_ctl_mutex);
+	list_for_each_entry(a, &mqs_arrays, node) {
+		if (c->name[0] && !strcmp(a->name, c->name))
+			return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_NAME_EXISTS,
+					-EEXIST);
+		if (!memcmp(a->uuid, c->uuid, MQSTRIPE_UUID_LEN))
+			return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_UUID_EXISTS,
+					-EEXIST);
+	}
+	return 0;
+}
+
+static void mqs_release_members(struct mqs_array *a, u32 nr)
+{
+	while (nr--) {
+		struct mqs_member *m = &a->members[nr];
+
+		mqs_close_member(m->handle, a);
+		m->bdev = NULL;
+	}
+}
+
+/* Look up, check and claim member @i; on failure nothing is held. */
+static int mqs_claim_member(struct mqs_array *a, struct mqstripe_create *c,
+			    u32 i, s32 fd)
+{
+	struct mqs_member *m = &a->members[i];
+	u64 need = c->data_offset_bytes + c->chunk_bytes;
+	struct block_device *bdev;
+	struct inode *inode;
+	struct file *f;
+	dev_t dev;
+	u32 j;
+
+	f = fget(fd);
+	if (!f)
+		return mqs_fail(c, i, MQSTRIPE_ERR_BAD_FD, -EBADF);
+	inode = file_inode(f);
+	if (!S_ISBLK(inode->i_mode)) {
+		fput(f);
+		return mqs_fail(c, i, MQSTRIPE_ERR_NOT_BLOCK, -ENOTBLK);
+	}
+	dev = inode->i_rdev;
+	fput(f);
+
+	/* the same holder may claim a device twice: compare numbers */
+	for (j = 0; j < i; j++)
+		if (a->members[j].dev == dev)
+			return mqs_fail(c, i, MQSTRIPE_ERR_DUPLICATE, -EINVAL);
+
+	bdev = mqs_open_member(dev, a, MQS_HOLDER_OPS, &m->handle);
+	if (IS_ERR(bdev)) {
+		int err = PTR_ERR(bdev);
+
+		return mqs_fail(c, i, err == -EBUSY ? MQSTRIPE_ERR_BUSY :
+				MQSTRIPE_ERR_OPEN, err);
+	}
+	m->bdev = bdev;
+	m->dev = dev;
+	m->slot = i;
+	m->array = a;
+	m->size_sectors = bdev_nr_sectors(bdev);
+	atomic_set(&m->state, MQSTRIPE_MEMBER_OK);
+	atomic64_set(&m->read_errors, 0);
+	atomic64_set(&m->write_errors, 0);
+	atomic64_set(&m->flush_errors, 0);
+
+	if (bdev_is_zoned(bdev)) {
+		c->error_code = MQSTRIPE_ERR_ZONED;
+		goto out_close;
+	}
+	if (c->chunk_bytes < bdev_physical_block_size(bdev)) {
+		c->error_code = MQSTRIPE_ERR_CHUNK_LT_PBS;
+		goto out_close;
+	}
+	if (c->data_offset_bytes % bdev_physical_block_size(bdev)) {
+		c->error_code = MQSTRIPE_ERR_OFFSET_ALIGN;
+		goto out_close;
+	}
+	if ((u64)m->size_sectors << SECTOR_SHIFT < need) {
+		mqs_close_member(m->handle, a);
+		m->bdev = NULL;
+		return mqs_fail(c, i, MQSTRIPE_ERR_TOO_SMALL, -ENOSPC);
+	}
+	return 0;
+
+out_close:
+	mqs_close_member(m->handle, a);
+	m->bdev = NULL;
+	c->error_member = i;
+	return -EINVAL;
+}
+
+static int mqs_init_tag_set(struct mqs_array *a)
+{
+	struct blk_mq_tag_set *set = &a->tag_set;
+
+	memset(set, 0, sizeof(*set));
+	set->ops = &mqs_mq_ops;
+	/* one hardware context per possible CPU: blk_mq_map_queues() maps
+	 * CPU n to context n
+	 */
+	set->nr_hw_queues = nr_cpu_ids;
+	set->nr_maps = 1;
+	set->queue_depth = a->queue_depth;
+	set->numa_node = NUMA_NO_NODE;
+	set->cmd_size = sizeof(struct mqs_cmd);
+	set->flags = MQS_TAG_SET_MERGE_FLAG | BLK_MQ_F_BLOCKING |
+		     BLK_MQ_F_STACKING;
+	set->driver_data = a;
+	return blk_mq_alloc_tag_set(set);
+}
+
+static void mqs_unlink_holders(struct mqs_array *a)
+{
+	while (a->holders_linked) {
+		a->holders_linked--;
+		bd_unlink_disk_holder(a->members[a->holders_linked].bdev,
+				      a->disk);
+	}
+}
+
+/**
+ * mqs_array_create() - MQSTRIPE_IOC_CREATE
+ * @c: the command, checked for header and reserved fields by the caller;
+ *	defaults are filled in, @c->index, @c->error_member and
+ *	@c->error_code are written.
+ * @fds: @c->nr_members file descriptors of the members, in slot order.
+ *
+ * Validates the whole geometry, claims every member exclusively, computes
+ * the limits and adds /dev/mqstripeN.  On failure everything done is undone
+ * in reverse order: no device, no claimed member.
+ *
+ * Context: process, takes mqs_ctl_mutex.
+ * Return: 0 or a negative errno (see struct mqstripe_create).
+ */
+int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
+{
+	struct mqs_limits ml;
+	struct mqs_array *a;
+	sector_t min_size = ~(sector_t)0;
+	u64 chunk_sectors;
+	u32 i, claimed = 0;
+	int err;
+
+	c->error_member = U32_MAX;
+	c->error_code = MQSTRIPE_ERR_NONE;
+	err = mqs_check_geometry(c);
+	if (err)
+		return err;
+	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_UUID))
+		generate_random_uuid(c->uuid);
+
+	a = kzalloc(struct_size(a, members, c->nr_members), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	a->nr_members = c->nr_members;
+	a->chunk_bytes = c->chunk_bytes;
+	a->data_offset_bytes = c->data_offset_bytes;
+	a->queue_depth = c->queue_depth;
+	memcpy(a->name, c->name, MQSTRIPE_NAME_LEN);
+	memcpy(a->uuid, c->uuid, MQSTRIPE_UUID_LEN);
+	INIT_WORK(&a->event_work, mqs_event_work);
+	chunk_sectors = a->chunk_bytes >> SECTOR_SHIFT;
+	a->geom.nr_members = a->nr_members;
+	a->geom.chunk_shift = ilog2(chunk_sectors);
+	a->geom.data_offset_sectors = a->data_offset_bytes >> SECTOR_SHIFT;
+
+	mutex_lock(&mqs_ctl_mutex);
+	err = mqs_check_unique(c);
+	if (err)
+		goto out_unlock;
+
+	for (claimed = 0; claimed < a->nr_members; claimed++) {
+		err = mqs_claim_member(a, c, claimed, fds[claimed]);
+		if (err)
+			goto out_release;
+		min_size = min(min_size, a->members[claimed].size_sectors);
+	}
+	a->member_data_sectors = round_down(min_size -
+					    a->geom.data_offset_sectors,
+					    chunk_sectors);
+
+	err = ida_alloc_max(&mqs_index_ida, (MINORMASK >> MQS_PART_SHIFT) - 1,
+			    GFP_KERNEL);
+	if (err < 0)
+		goto out_release;
+	a->index = err;
+
+	err = bioset_init(&a->bs, MQS_BIO_POOL_SIZE,
+			  offsetof(struct mqs_bio, bio), BIOSET_NEED_BVECS);
+	if (err)
+		goto out_free_index;
+
+	err = mqs_init_tag_set(a);
+	if (err)
+		goto out_exit_bioset;
+
+	mqs_compute_limits(a, &ml);
+	a->disk = mqs_alloc_disk(&a->tag_set, &ml, a);
+	if (IS_ERR(a->disk)) {
+		err = PTR_ERR(a->disk);
+		goto out_free_tag_set;
+	}
+	a->disk->major = mqs_major;
+	a->disk->first_minor = a->index << MQS_PART_SHIFT;
+	a->disk->minors = 1 << MQS_PART_SHIFT;
+	a->disk->fops = &mqs_fops;
+	a->disk->private_data = a;
+	snprintf(a->disk->disk_name, DISK_NAME_LEN, MQSTRIPE_DISK_PREFIX "%d",
+		 a->index);
+	set_capacity(a->disk, a->member_data_sectors * a->nr_members);
+
+	err = device_add_disk(NULL, a->disk, mqs_attr_groups);
+	if (err)
+		goto out_put_disk;
+
+	/* holders are linked after add_disk, unlinked before del_gendisk */
+	for (i = 0; i < a->nr_members; i++) {
+		err = bd_link_disk_holder(a->members[i].bdev, a->disk);
+		if (err)
+			goto out_del_disk;
+		a->holders_linked++;
+	}
+
+	list_add_tail(&a->node, &mqs_arrays);
+	c->index = a->index;
+	mutex_unlock(&mqs_ctl_mutex);
+	pr_info("%s: created: %u members, chunk %u bytes, data offset %llu bytes, %llu sectors\n",
+		a->disk->disk_name, a->nr_members, a->chunk_bytes,
+		a->data_offset_bytes, (u64)get_capacity(a->disk));
+	return 0;
+
+out_del_disk:
+	mqs_unlink_holders(a);
+	del_gendisk(a->disk);
+out_put_disk:
+	put_disk(a->disk);
+out_free_tag_set:
+	blk_mq_free_tag_set(&a->tag_set);
+out_exit_bioset:
+	bioset_exit(&a->bs);
+out_free_index:
+	ida_free(&mqs_index_ida, a->index);
+out_release:
+	mqs_release_members(a, claimed);
+out_unlock:
+	mutex_unlock(&mqs_ctl_mutex);
+	kfree(a);
+	return err;
+}
+
+/* ---- remove -------------------------------------------------------- */
+
+static struct mqs_array *mqs_find(u32 index)
+{
+	struct mqs_array *a;
+
+	lockdep_assert_held(&mqs_ctl_mutex);
+	list_for_each_entry(a, &mqs_arrays, node)
+		if (a->index == index)
+			return a;
+	return NULL;
+}
+
+/* Tear down an array nobody has open; mqs_ctl_mutex held. */
+static void mqs_destroy(struct mqs_array *a)
+{
+	list_del(&a->node);
+	mqs_unlink_holders(a);
+	del_gendisk(a->disk);
+	/* no IO is left: del_gendisk drained the queue */
+	cancel_work_sync(&a->event_work);
+	pr_info("%s: stopped\n", a->disk->disk_name);
+	put_disk(a->disk);
+	blk_mq_free_tag_set(&a->tag_set);
+	bioset_exit(&a->bs);
+	ida_free(&mqs_index_ida, a->index);
+	mqs_release_members(a, a->nr_members);
+	kfree(a);
+}
+
+/* Mark @a dying unless it is open; the caller then destroys it. */
+static int mqs_start_removal(struct mqs_array *a)
+{
+	int err = 0;
+
+	mutex_lock(&a->disk->open_mutex);
+	if (disk_openers(a->disk))
+		err = -EBUSY;
+	else
+		WRITE_ONCE(a->dying, true);
+	mutex_unlock(&a->disk->open_mutex);
+	return err;
+}
+
+/**
+ * mqs_array_remove() - MQSTRIPE_IOC_REMOVE
+ * @index: N of /dev/mqstripeN.
+ *
+ * Context: process, takes mqs_ctl_mutex.
+ * Return: 0, -ENODEV when there is no such array, -EBUSY when it is open
+ * (nothing changes then).
+ */
+int mqs_array_remove(u32 index)
+{
+	struct mqs_array *a;
+	int err;
+
+	mutex_lock(&mqs_ctl_mutex);
+	a = mqs_find(index);
+	if (!a) {
+		err = -ENODEV;
+		goto out;
+	}
+	err = mqs_start_removal(a);
+	if (!err)
+		mqs_destroy(a);
+out:
+	mutex_unlock(&mqs_ctl_mutex);
+	return err;
+}
+
+/**
+ * mqs_array_remove_all() - remove every array at module unload
+ *
+ * Open arrays hold a module reference (mqs_fops.owner), so none is open
+ * here.
+ */
+void mqs_array_remove_all(void)
+{
+	struct mqs_array *a, *tmp;
+
+	mutex_lock(&mqs_ctl_mutex);
+	list_for_each_entry_safe(a, tmp, &mqs_arrays, node)
+		if (!mqs_start_removal(a))
+			mqs_destroy(a);
+	mutex_unlock(&mqs_ctl_mutex);
+}
+
+/* ---- info and list --------------------------------------------------- */
+
+/**
+ * mqs_array_info() - MQSTRIPE_IOC_INFO
+ * @index: N of /dev/mqstripeN.
+ * @info: filled (the caller copies it out).
+ * @umembers: user array of @info->members_cap entries, or NULL.
+ *
+ * Context: process, takes mqs_ctl_mutex.
+ * Return: 0, -ENODEV, -EFAULT.
+ */
+int mqs_array_info(u32 index, struct mqstripe_info *info,
+		   struct mqstripe_member_info __user *umembers)
+{
+	struct mqs_array *a;
+	int err = 0;
+	u32 i;
+
+	mutex_lock(&mqs_ctl_mutex);
+	a = mqs_find(index);
+	if (!a) {
+		err = -ENODEV;
+		goto out;
+	}
+	info->major = mqs_major;
+	info->minor = a->disk->first_minor;
+	info->nr_members = a->nr_members;
+	info->state = mqs_array_failed(a) ? MQSTRIPE_STATE_FAILED :
+		      MQSTRIPE_STATE_ACTIVE;
+	info->chunk_bytes = a->chunk_bytes;
+	info->data_offset_bytes = a->data_offset_bytes;
+	info->capacity_bytes = (u64)get_capacity(a->disk) << SECTOR_SHIFT;
+	info->member_data_bytes = (u64)a->member_data_sectors << SECTOR_SHIFT;
+	info->queue_depth = a->queue_depth;
+	info->nr_hw_queues = a->tag_set.nr_hw_queues;
+	memcpy(info->name, a->name, MQSTRIPE_NAME_LEN);
+	memcpy(info->uuid, a->uuid, MQSTRIPE_UUID_LEN);
+
+	for (i = 0; umembers && i < min(info->members_cap, a->nr_members);
+	     i++) {
+		struct mqs_member *m = &a->members[i];
+		struct mqstripe_member_info mi = {
+			.major = MAJOR(m->dev),
+			.minor = MINOR(m->dev),
+			.slot = m->slot,
+			.state = atomic_read(&m->state),
+			.size_bytes = (u64)m->size_sectors << SECTOR_SHIFT,
+			.read_errors = atomic64_read(&m->read_errors),
+			.write_errors = atomic64_read(&m->write_errors),
+			.flush_errors = atomic64_read(&m->flush_errors),
+		};
+
+		if (copy_to_user(&umembers[i], &mi, sizeof(mi))) {
+			err = -EFAULT;
+			break;
+		}
+	}
+out:
+	mutex_unlock(&mqs_ctl_mutex);
+	return err;
+}
+
+/**
+ * mqs_array_list() - MQSTRIPE_IOC_LIST
+ * @indexes: filled with up to @cap indexes, ascending.
+ * @cap: room at @indexes.
+ * @count: set to the number of arrays.
+ *
+ * Context: process, takes mqs_ctl_mutex.
+ * Return: 0.
+ */
+int mqs_array_list(u32 *indexes, u32 cap, u32 *count)
+{
+	struct mqs_array *a;
+	u32 n = 0, i;
+
+	mutex_lock(&mqs_ctl_mutex);
+	list_for_each_entry(a, &mqs_arrays, node) {
+		if (n < cap) {
+			/* insertion sort: the list is short */
+			for (i = n; i > 0 && indexes[i - 1] > a->index; i--)
+				indexes[i] = indexes[i - 1];
+			indexes[i] = a->index;
+		}
+		n++;
+	}
+	mutex_unlock(&mqs_ctl_mutex);
+	*count = n;
+	return 0;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The striping rule, shared by the module and the userspace unit test
+ * (tools/tests/test_map.c), so that both compile the very same code.
+ *
+ * Layout version 1: array chunk c lives on member (c mod N) at byte offset
+ * data_offset + (c div N) x chunk.  The chunk is a power of two.  The layout
+ * never depends on a module parameter (the lesson of md raid0's 3.14 layout
+ * change, drivers/md/raid0.h).
+ */
+#ifndef MQSTRIPE_MAP_H
+#define MQSTRIPE_MAP_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/math64.h>
+#else
+#include <stdint.h>
+typedef uint64_t u64;
+typedef uint32_t u32;
+static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
+{
+	*remainder = (u32)(dividend % divisor);
+	return dividend / divisor;
+}
+#endif
+
+#define MQS_SECTOR_SHIFT	9
+#define MQS_LAYOUT_VERSION	1
+
+/**
+ * struct mqs_geom - what the mapping needs to know of an array
+ * @nr_members: number of members, 1..MQSTRIPE_MAX_MEMBERS.
+ * @chunk_shift: log2 of the chunk size in 512-byte sectors.
+ * @data_offset_sectors: start of data on every member, in sectors.
+ */
+struct mqs_geom {
+	u32 nr_members;
+	u32 chunk_shift;
+	u64 data_offset_sectors;
+};
+
+/**
+ * struct mqs_loc - where one array sector lives
+ * @member: slot of the member, 0..nr_members-1.
+ * @sector: sector on that member (data offset included).
+ * @chunk_left: sectors from this one to the end of its chunk (>= 1).
+ */
+struct mqs_loc {
+	u32 member;
+	u64 sector;
+	u64 chunk_left;
+};
+
+/**
+ * mqs_map_sector() - map an array sector to its member and member sector
+ * @g: geometry of the array.
+ * @array_sector: sector of the array device, in 512-byte sectors.
+ * @loc: filled with the member, member sector and sectors to chunk end.
+ *
+ * Pure function; no locking.  Cost: one 64-by-32-bit division.
+ */
+static inline void mqs_map_sector(const struct mqs_geom *g, u64 array_sector,
+				  struct mqs_loc *loc)
+{
+	u64 chunk_sectors = 1ULL << g->chunk_shift;
+	u64 chunk = array_sector >> g->chunk_shift;
+	u64 in_chunk = array_sector & (chunk_sectors - 1);
+	u32 member;
+	u64 row = div_u64_rem(chunk, g->nr_members, &member);
+
+	loc->member = member;
+	loc->sector = g->data_offset_sectors + (row << g->chunk_shift) +
+		      in_chunk;
+	loc->chunk_left = chunk_sectors - in_chunk;
+}
+
+/**
+ * mqs_member_range() - the one contiguous range a request puts on a member
+ * @g: geometry of the array.
+ * @start: first array sector of the request.
+ * @nr_sectors: length of the request in sectors (> 0).
+ * @member: slot asked about.
+ * @member_start: filled with the first member sector of the range.
+ * @array_first: filled with the first array sector that maps into it.
+ *
+ * Consecutive chunks of one member are consecutive rows, so the part of a
+ * contiguous array range that lands on one member is itself contiguous on
+ * that member: one member bio carries it.
+ *
+ * Return: number of sectors of the request on @member (0 if none).
+ */
+static inline u64 mqs_member_range(const struct mqs_geom *g, u64 start,
+				   u64 nr_sectors, u32 member,
+				   u64 *member_start, u64 *array_first)
+{
+	u64 end = start + nr_sectors;	/* exclusive */
+	u64 first_chunk = start >> g->chunk_shift;
+	u64 last_chunk = (end - 1) >> g->chunk_shift;
+	u32 first_member, last_member, rem;
+	u64 c, cl, row, s, e, nr_chunks;
+
+	div_u64_rem(first_chunk, g->nr_members, &first_member);
+	div_u64_rem(last_chunk, g->nr_members, &last_member);
+	/* the first chunk at or after first_chunk that lives on @member */
+	c = first_chunk + (member + g->nr_members - first_member) %
+			  g->nr_members;
+	if (c > last_chunk)
+		return 0;
+	/* and the last one at or before last_chunk */
+	cl = last_chunk - (last_member + g->nr_members - member) %
+			  g->nr_members;
+	nr_chunks = div_u64_rem(cl - c, g->nr_members, &rem) + 1;
+
+	s = c << g->chunk_shift;
+	if (s < start)
+		s = start;
+	e = (cl + 1) << g->chunk_shift;
+	if (e > end)
+		e = end;
+	row = div_u64_rem(c, g->nr_members, &rem);
+	*array_first = s;
+	*member_start = g->data_offset_sectors + (row << g->chunk_shift) +
+			(s & ((1ULL << g->chunk_shift) - 1));
+	/* whole chunks, less the head before s and the tail after e */
+	return (nr_chunks << g->chunk_shift) - (s - (c << g->chunk_shift)) -
+	       (((cl + 1) << g->chunk_shift) - e);
+}
+
+#endif /* MQSTRIPE_MAP_H */

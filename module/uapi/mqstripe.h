@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * mqstripe control ABI, shared by the kernel module and stripectl.
+ *
+ * Every command is issued on /dev/mqstripe-control (mode 0600) and needs
+ * CAP_SYS_ADMIN.  Every argument struct starts with struct mqstripe_ioctl_hdr
+ * that carries the ABI version and the struct size; the kernel refuses a
+ * version it does not know and a size that is not the size it expects (both
+ * EINVAL).  Reserved fields and flag bits not defined here must be zero, else
+ * EINVAL.  All commands are _IOWR encoded: the kernel always copies the
+ * struct back, also on failure, so that error_member and error_code can be
+ * read (the layout follows dm-ioctl.h and ublk_cmd.h).
+ *
+ * Units are in the names: _bytes are bytes, _sectors are 512-byte sectors.
+ */
+#ifndef _UAPI_LINUX_MQSTRIPE_H
+#define _UAPI_LINUX_MQSTRIPE_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define MQSTRIPE_CONTROL_NAME	"mqstripe-control"
+#define MQSTRIPE_DISK_PREFIX	"mqstripe"
+
+/* Bumped on any incompatible change of a struct below. */
+#define MQSTRIPE_ABI_VERSION	1
+
+/* Geometry rules (see README "Limits"). */
+#define MQSTRIPE_MIN_MEMBERS			1
+#define MQSTRIPE_MAX_MEMBERS			256
+#define MQSTRIPE_MIN_CHUNK_BYTES		4096U
+#define MQSTRIPE_MAX_CHUNK_BYTES		(16U << 20)
+#define MQSTRIPE_DEFAULT_CHUNK_BYTES		(512U << 10)
+/* members x chunk: io_opt (unsigned int bytes) and read-ahead must fit. */
+#define MQSTRIPE_MAX_STRIPE_WIDTH_BYTES		(1ULL << 30)
+#define MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES	(1ULL << 20)
+#define MQSTRIPE_DATA_OFFSET_ALIGN_BYTES	4096U
+#define MQSTRIPE_MIN_QUEUE_DEPTH		1
+#define MQSTRIPE_MAX_QUEUE_DEPTH		4096
+#define MQSTRIPE_DEFAULT_QUEUE_DEPTH		128
+#define MQSTRIPE_NAME_LEN			32	/* with the NUL */
+#define MQSTRIPE_UUID_LEN			16
+
+/**
+ * struct mqstripe_ioctl_hdr - first member of every command struct
+ * @version: in: MQSTRIPE_ABI_VERSION the caller was built with; out: the
+ *	kernel's MQSTRIPE_ABI_VERSION.  GET_VERSION accepts any value, every
+ *	other command refuses a version other than its own with EINVAL.
+ * @size: in: sizeof() the whole command struct; a different size is EINVAL.
+ * @flags: in: command flags (MQSTRIPE_CREATE_F_* for CREATE, else 0);
+ *	unknown bits are EINVAL.
+ * @reserved: must be zero.
+ */
+struct mqstripe_ioctl_hdr {
+	__u32 version;
+	__u32 size;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/* Feature mask reported by GET_VERSION. */
+#define MQSTRIPE_FEAT_DISCARD		(1ULL << 0)
+#define MQSTRIPE_FEAT_WRITE_ZEROES	(1ULL << 1)
+#define MQSTRIPE_FEAT_FLUSH_FUA		(1ULL << 2)
+#define MQSTRIPE_FEAT_ERROR_MEMBER	(1ULL << 3)
+#define MQSTRIPE_FEAT_ALL		((1ULL << 4) - 1)
+
+/**
+ * struct mqstripe_version - MQSTRIPE_IOC_GET_VERSION
+ * @hdr: common header; hdr.version may be any value here.
+ * @abi_version: out: MQSTRIPE_ABI_VERSION of the module.
+ * @reserved0: must be zero.
+ * @features: out: MQSTRIPE_FEAT_* the module implements.
+ * @module_version: out: NUL-terminated module version string (the same as
+ *	modinfo's "version" and stripectl --version).
+ * @reserved: must be zero.
+ *
+ * Errors: EINVAL (size, reserved), EPERM (no CAP_SYS_ADMIN), EFAULT.
+ */
+struct mqstripe_version {
+	struct mqstripe_ioctl_hdr hdr;
+	__u32 abi_version;
+	__u32 reserved0;
+	__u64 features;
+	char module_version[32];
+	__u64 reserved[4];
+};
+
+/* CREATE flags (hdr.flags). */
+#define MQSTRIPE_CREATE_F_UUID		(1U << 0) /* use @uuid, else random */
+#define MQSTRIPE_CREATE_F_DATA_OFFSET	(1U << 1) /* use @data_offset_bytes */
+#define MQSTRIPE_CREATE_F_ALL		((1U << 2) - 1)
+
+/*
+ * Why a CREATE failed (error_code), with error_member naming the member
+ * (index into the fd array) where one is at fault.
+ */
+enum mqstripe_error_code {
+	MQSTRIPE_ERR_NONE = 0,
+	MQSTRIPE_ERR_BAD_FD,		/* fd is not open */
+	MQSTRIPE_ERR_NOT_BLOCK,		/* fd is not a block device */
+	MQSTRIPE_ERR_DUPLICATE,		/* same device given twice */
+	MQSTRIPE_ERR_BUSY,		/* claimed: mounted, in another array */
+	MQSTRIPE_ERR_ZONED,		/* zoned members are refused */
+	MQSTRIPE_ERR_TOO_SMALL,		/* < data offset + one chunk */
+	MQSTRIPE_ERR_CHUNK_LT_PBS,	/* chunk < member physical block */
+	MQSTRIPE_ERR_OFFSET_ALIGN,	/* data offset % member pbs != 0 */
+	MQSTRIPE_ERR_OPEN,		/* opening the member failed */
+	MQSTRIPE_ERR_GEOMETRY,		/* chunk/member count/width/offset */
+	MQSTRIPE_ERR_NAME,		/* name not NUL-terminated or invalid */
+	MQSTRIPE_ERR_QUEUE_DEPTH,	/* queue depth out of range */
+	MQSTRIPE_ERR_NAME_EXISTS,	/* another array has this name */
+	MQSTRIPE_ERR_UUID_EXISTS,	/* another array has this UUID */
+};
+
+/**
+ * struct mqstripe_create - MQSTRIPE_IOC_CREATE: start a new array
+ * @hdr: common header; hdr.flags takes MQSTRIPE_CREATE_F_*.
+ * @members_ptr: in: user pointer to an array of @nr_members __s32 file
+ *	descriptors, one per member in slot order, each open on a block
+ *	device.  The module claims each member exclusively itself; the caller
+ *	must not hold them with O_EXCL.
+ * @nr_members: in: MQSTRIPE_MIN_MEMBERS..MQSTRIPE_MAX_MEMBERS.
+ * @queue_depth: in: tags per hardware context, 0 for
+ *	MQSTRIPE_DEFAULT_QUEUE_DEPTH, else MQSTRIPE_MIN_QUEUE_DEPTH..
+ *	MQSTRIPE_MAX_QUEUE_DEPTH.
+ * @chunk_bytes: in: 0 for MQSTRIPE_DEFAULT_CHUNK_BYTES, else a power of
+ *	two from 4 KiB to 16 MiB, not smaller than any member's physical
+ *	block size; @nr_members x @chunk_bytes at most
+ *	MQSTRIPE_MAX_STRIPE_WIDTH_BYTES.
+ * @data_offset_bytes: in, with MQSTRIPE_CREATE_F_DATA_OFFSET: where data
+ *	starts on every member; a multiple of 4 KiB and of every member's
+ *	physical block size.  Without the flag: 1 MiB.
+ * @name: in: NUL-terminated name of [A-Za-z0-9._-], may be empty.
+ * @uuid: in, with MQSTRIPE_CREATE_F_UUID: the array UUID; else random.
+ * @index: out: N of /dev/mqstripeN.
+ * @error_member: out: index into the fd array of the member at fault, or
+ *	(__u32)-1 when the failure is not a member's.
+ * @error_code: out: enum mqstripe_error_code.
+ * @reserved0: must be zero.
+ * @reserved: must be zero.
+ *
+ * Errors: EINVAL (header, geometry, name, duplicate member, zoned member,
+ * chunk or offset not fitting a member), EBADF (bad fd), ENOTBLK (not a
+ * block device), EBUSY (member claimed elsewhere), ENOSPC (member too
+ * small), EEXIST (name or UUID in use), ENOMEM, EPERM, EFAULT.  On failure
+ * nothing is left behind: no device, no claimed member.
+ */
+struct mqstripe_create {
+	struct mqstripe_ioctl_hdr hdr;
+	__u64 members_ptr;
+	__u32 nr_members;
+	__u32 queue_depth;
+	__u64 chunk_bytes;
+	__u64 data_offset_bytes;
+	char name[MQSTRIPE_NAME_LEN];
+	__u8 uuid[MQSTRIPE_UUID_LEN];
+	__u32 index;
+	__u32 error_member;
+	__u32 error_code;
+	__u32 reserved0;
+	__u64 reserved[6];
+};
+
+/**
+ * struct mqstripe_remove - MQSTRIPE_IOC_REMOVE: stop an array
+ * @hdr: common header.
+ * @index: in: N of /dev/mqstripeN.
+ * @reserved0: must be zero.
+ * @reserved: must be zero.
+ *
+ * Releases the device node and the members.  Errors: ENODEV (no such
+ * array), EBUSY (the device is open, e.g. mounted: nothing changed),
+ * EINVAL, EPERM, EFAULT.
+ */
+struct mqstripe_remove {
+	struct mqstripe_ioctl_hdr hdr;
+	__u32 index;
+	__u32 reserved0;
+	__u64 reserved[4];
+};
+
+/* Array and member states. */
+#define MQSTRIPE_STATE_ACTIVE	0	/* every member answers */
+#define MQSTRIPE_STATE_FAILED	1	/* a member failed: IO to it fails */
+
+#define MQSTRIPE_MEMBER_OK	0
+#define MQSTRIPE_MEMBER_FAULTY	1	/* returned IO errors */
+#define MQSTRIPE_MEMBER_GONE	2	/* the member disk went away */
+
+/**
+ * struct mqstripe_member_info - one member, as INFO reports it
+ * @major: device number of the member.
+ * @minor: device number of the member.
+ * @slot: position in the stripe, 0..nr_members-1.
+ * @state: MQSTRIPE_MEMBER_*.
+ * @size_bytes: size of the member device.
+ * @read_errors: member reads that failed since create.
+ * @write_errors: member writes (also discard, write-zeroes) that failed.
+ * @flush_errors: member flushes that failed.
+ * @reserved: zero.
+ */
+struct mqstripe_member_info {
+	__u32 major;
+	__u32 minor;
+	__u32 slot;
+	__u32 state;
+	__u64 size_bytes;
+	__u64 read_errors;
+	__u64 write_errors;
+	__u64 flush_errors;
+	__u64 reserved[2];
+};
+
+/**
+ * struct mqstripe_info - MQSTRIPE_IOC_INFO: describe one array
+ * @hdr: common header.
+ * @index: in: N of /dev/mqstripeN.
+ * @members_cap: in: room, in entries, at @members_ptr (may be 0).
+ * @members_ptr: in: user pointer to struct mqstripe_member_info
+ *	[@members_cap], filled in slot order up to min(cap, nr_members).
+ * @major: out: device number of the array.
+ * @minor: out: device number of the array.
+ * @nr_members: out.
+ * @state: out: MQSTRIPE_STATE_*.
+ * @chunk_bytes: out.
+ * @data_offset_bytes: out.
+ * @capacity_bytes: out: size of the array device.
+ * @member_data_bytes: out: bytes of each member used for data.
+ * @queue_depth: out: tags per hardware context.
+ * @nr_hw_queues: out: hardware contexts.
+ * @name: out: NUL-terminated.
+ * @uuid: out.
+ * @reserved: must be zero.
+ *
+ * Errors: ENODEV, EINVAL, EPERM, EFAULT.
+ */
+struct mqstripe_info {
+	struct mqstripe_ioctl_hdr hdr;
+	__u32 index;
+	__u32 members_cap;
+	__u64 members_ptr;
+	__u32 major;
+	__u32 minor;
+	__u32 nr_members;
+	__u32 state;
+	__u64 chunk_bytes;
+	__u64 data_offset_bytes;
+	__u64 capacity_bytes;
+	__u64 member_data_bytes;
+	__u32 queue_depth;
+	__u32 nr_hw_queues;
+	char name[MQSTRIPE_NAME_LEN];
+	__u8 uuid[MQSTRIPE_UUID_LEN];
+	__u64 reserved[6];
+};
+
+/**
+ * struct mqstripe_list - MQSTRIPE_IOC_LIST: the arrays that exist
+ * @hdr: common header.
+ * @indexes_cap: in: room, in entries, at @indexes_ptr (may be 0).
+ * @count: out: number of arrays (may exceed @indexes_cap: call again).
+ * @indexes_ptr: in: user pointer to __u32[@indexes_cap], filled with the
+ *	array indexes in ascending order.
+ * @reserved: must be zero.
+ *
+ * Errors: EINVAL, EPERM, EFAULT.
+ */
+struct mqstripe_list {
+	struct mqstripe_ioctl_hdr hdr;
+	__u32 indexes_cap;
+	__u32 count;
+	__u64 indexes_ptr;
+	__u64 reserved[4];
+};
+
+#define MQSTRIPE_IOC_MAGIC	0xB5
+#define MQSTRIPE_IOC_GET_VERSION \
+	_IOWR(MQSTRIPE_IOC_MAGIC, 0x00, struct mqstripe_version)
+#define MQSTRIPE_IOC_CREATE \
+	_IOWR(MQSTRIPE_IOC_MAGIC, 0x01, struct mqstripe_create)
+#define MQSTRIPE_IOC_REMOVE \
+	_IOWR(MQSTRIPE_IOC_MAGIC, 0x02, struct mqstripe_remove)
+#define MQSTRIPE_IOC_INFO \
+	_IOWR(MQSTRIPE_IOC_MAGIC, 0x03, struct mqstripe_info)
+#define MQSTRIPE_IOC_LIST \
+	_IOWR(MQSTRIPE_IOC_MAGIC, 0x04, struct mqstripe_list)
+
+#endif /* _UAPI_LINUX_MQSTRIPE_H */
