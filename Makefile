@@ -28,8 +28,8 @@ VM_KERNELS ?= $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.1.*-amd64/
 DEBUG_KERNEL ?= $(abspath ../shared/debug-kernel)
 MODULE_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h module/uapi/*.h module/probes/*.c) module/probe.sh
 
-.PHONY: all module module-clean stripectl vm-modules check unit-check \
-	selftests demo clean
+.PHONY: all deps module module-clean stripectl vm-modules check unit-check \
+	demo clean
 
 all: stripectl module
 
@@ -61,10 +61,15 @@ vm-modules: $(foreach k,$(VM_KERNELS),build/$(k)/mqstripe.ko)
 unit-check:
 	$(MAKE) -C tools/tests check
 
-check: stripectl vm-modules
+deps:
+	sh tools/deps.sh
+
+check: deps
+	$(MAKE) stripectl vm-modules
 	sh tools/check.sh
 
-demo: stripectl vm-modules
+demo: deps
+	$(MAKE) stripectl vm-modules
 	sh tools/demo.sh
 
 clean: module-clean

@@ -7,6 +7,8 @@
  * disk's open_mutex (so no new opener can slip in between the openers check
  * and del_gendisk), as loop does with Lo_rundown.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
@@ -32,7 +34,9 @@ static void mqs_event_work(struct work_struct *work)
 {
 	struct mqs_array *a = container_of(work, struct mqs_array, event_work);
 
-	kobject_uevent(&disk_to_dev(a->disk)->kobj, KOBJ_CHANGE);
+	/* a dying array cancels this work before its disk goes */
+	if (!READ_ONCE(a->dying))
+		kobject_uevent(&disk_to_dev(a->disk)->kobj, KOBJ_CHANGE);
 }
 
 /**
@@ -96,8 +100,9 @@ static void mqs_member_mark_dead(struct block_device *bdev, bool surprise)
 			continue;
 		if (atomic_xchg(&m->state, MQSTRIPE_MEMBER_GONE) !=
 		    MQSTRIPE_MEMBER_GONE) {
-			pr_err("%s: member %u (%pg) is gone\n",
-			       a->disk->disk_name, m->slot, bdev);
+			/* may run before the disk exists: name the UUID */
+			pr_err("array %pUb: member %u (%pg) is gone\n",
+			       a->uuid, m->slot, bdev);
 			schedule_work(&a->event_work);
 		}
 	}
@@ -597,6 +602,8 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	err = mqs_init_tag_set(a);
 	if (err)
 		goto out_exit_bioset;
+	/* blk-mq may have settled for less on ENOMEM */
+	a->queue_depth = a->tag_set.queue_depth;
 
 	mqs_compute_limits(a, &ml);
 	a->disk = mqs_alloc_disk(&a->tag_set, &ml, a);
@@ -634,9 +641,13 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	return 0;
 
 out_del_disk:
+	WRITE_ONCE(a->dying, true);
+	cancel_work_sync(&a->event_work);
 	mqs_unlink_holders(a);
 	del_gendisk(a->disk);
 out_put_disk:
+	WRITE_ONCE(a->dying, true);
+	cancel_work_sync(&a->event_work);
 	put_disk(a->disk);
 out_free_tag_set:
 	blk_mq_free_tag_set(&a->tag_set);
@@ -645,7 +656,9 @@ out_exit_bioset:
 out_free_index:
 	ida_free(&mqs_index_ida, a->index);
 out_release:
+	WRITE_ONCE(a->dying, true);
 	mqs_release_members(a, claimed);
+	cancel_work_sync(&a->event_work);
 out_unlock:
 	mutex_unlock(&mqs_ctl_mutex);
 	kfree(a);
@@ -671,14 +684,20 @@ static void mqs_destroy(struct mqs_array *a)
 	list_del(&a->node);
 	mqs_unlink_holders(a);
 	del_gendisk(a->disk);
-	/* no IO is left: del_gendisk drained the queue */
+	/*
+	 * No IO is left (del_gendisk drained the queue) and a->dying is set,
+	 * so a member event queued from now on does nothing; wait for one
+	 * that runs, release the members (no mark_dead after that), wait
+	 * again.
+	 */
+	cancel_work_sync(&a->event_work);
+	mqs_release_members(a, a->nr_members);
 	cancel_work_sync(&a->event_work);
 	pr_info("%s: stopped\n", a->disk->disk_name);
 	put_disk(a->disk);
 	blk_mq_free_tag_set(&a->tag_set);
 	bioset_exit(&a->bs);
 	ida_free(&mqs_index_ida, a->index);
-	mqs_release_members(a, a->nr_members);
 	kfree(a);
 }
 

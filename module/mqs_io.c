@@ -12,6 +12,8 @@
  * Submitting to a member can sleep (tag waits, frozen queues, throttling),
  * so the tag set is BLK_MQ_F_BLOCKING.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/blk-mq.h>
 #include <linux/bio.h>
 

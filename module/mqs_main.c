@@ -7,6 +7,8 @@
  * every struct is copied in whole, its header checked (version, size,
  * reserved) and copied back with the kernel's version (as dm-ioctl does).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
