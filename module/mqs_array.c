@@ -87,8 +87,8 @@ bool mqs_array_failed(struct mqs_array *a)
 }
 
 #ifdef MQS_HAVE_HOLDER_OPS
+/* Called with bdev->bd_holder_lock held; drops it (block/bdev.c). */
 static void mqs_member_mark_dead(struct block_device *bdev, bool surprise)
-	__releases(&bdev->bd_holder_lock)
 {
 	struct mqs_array *a = bdev->bd_holder;
 	u32 i;
@@ -112,6 +112,7 @@ static void mqs_member_mark_dead(struct block_device *bdev, bool surprise)
 static const struct blk_holder_ops mqs_holder_ops = {
 	.mark_dead = mqs_member_mark_dead,
 };
+
 #define MQS_HOLDER_OPS (&mqs_holder_ops)
 #else
 #define MQS_HOLDER_OPS NULL
@@ -266,7 +267,7 @@ static void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 	u32 n = a->nr_members;
 	unsigned int min_hw = UINT_MAX, min_max = UINT_MAX;
 	unsigned int min_segs = USHRT_MAX, min_disc = UINT_MAX;
-	unsigned int min_wz = UINT_MAX, width_sectors;
+	unsigned int min_wz = UINT_MAX, width_sectors, lbs_sectors;
 	bool any_wc = false, fua_all = true;
 	u64 v;
 	u32 i;
@@ -331,17 +332,18 @@ static void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 		  ml->max_sectors >> (PAGE_SHIFT - SECTOR_SHIFT));
 	ml->max_segments = min_t(u64, v, MQS_MAX_SEGMENTS_CEILING);
 
+	lbs_sectors = ml->logical_block_size >> SECTOR_SHIFT;
 	if (min_disc) {
 		v = min_t(u64, (u64)n * min_disc, UINT_MAX >> SECTOR_SHIFT);
 		ml->max_discard_sectors = round_down((unsigned int)v,
-				ml->logical_block_size >> SECTOR_SHIFT);
+						     lbs_sectors);
 	} else {
 		ml->discard_granularity = 0;
 	}
 	if (min_wz) {
 		v = min_t(u64, (u64)n * min_wz, UINT_MAX >> SECTOR_SHIFT);
 		ml->max_write_zeroes_sectors = round_down((unsigned int)v,
-				ml->logical_block_size >> SECTOR_SHIFT);
+							  lbs_sectors);
 	}
 	ml->write_cache = any_wc;
 	ml->fua = any_wc && fua_all;

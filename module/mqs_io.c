@@ -29,7 +29,8 @@ static void mqs_put_cmd(struct request *rq)
 	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
 
 	if (atomic_dec_and_test(&cmd->pending))
-		blk_mq_end_request(rq, (blk_status_t)atomic_read(&cmd->status));
+		blk_mq_end_request(rq, (__force blk_status_t)
+				   atomic_read(&cmd->status));
 }
 
 static void mqs_end_io(struct bio *bio)
@@ -43,7 +44,7 @@ static void mqs_end_io(struct bio *bio)
 		mqs_member_failed(mb->member, bio_op(bio),
 				  (bio->bi_opf & REQ_PREFLUSH) && !bio->bi_vcnt,
 				  bio->bi_status);
-		atomic_cmpxchg(&cmd->status, 0, bio->bi_status);
+		atomic_cmpxchg(&cmd->status, 0, (__force int)bio->bi_status);
 	}
 	bio_put(bio);
 	mqs_put_cmd(rq);
@@ -263,7 +264,7 @@ static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	/* the submitter holds one reference until every bio is out */
 	atomic_set(&cmd->pending, 1);
-	atomic_set(&cmd->status, BLK_STS_OK);
+	atomic_set(&cmd->status, (__force int)BLK_STS_OK);
 	blk_mq_start_request(rq);
 
 	switch (req_op(rq)) {
