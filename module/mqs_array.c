@@ -377,29 +377,35 @@ static int mqs_check_geometry(struct mqstripe_create *c)
 	u64 width;
 
 	if (!mqs_name_valid(c->name))
-		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_NAME, -EINVAL);
+		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_NAME,
+				-EINVAL);
 	if (c->nr_members < MQSTRIPE_MIN_MEMBERS ||
 	    c->nr_members > MQSTRIPE_MAX_MEMBERS)
-		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
+				-EINVAL);
 	if (!c->queue_depth)
 		c->queue_depth = MQSTRIPE_DEFAULT_QUEUE_DEPTH;
 	if (c->queue_depth < MQSTRIPE_MIN_QUEUE_DEPTH ||
 	    c->queue_depth > MQSTRIPE_MAX_QUEUE_DEPTH)
-		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_QUEUE_DEPTH, -EINVAL);
+		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_QUEUE_DEPTH,
+				-EINVAL);
 	if (!c->chunk_bytes)
 		c->chunk_bytes = MQSTRIPE_DEFAULT_CHUNK_BYTES;
 	if (c->chunk_bytes < MQSTRIPE_MIN_CHUNK_BYTES ||
 	    c->chunk_bytes > MQSTRIPE_MAX_CHUNK_BYTES ||
 	    !is_power_of_2(c->chunk_bytes))
-		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
+				-EINVAL);
 	if (check_mul_overflow(c->chunk_bytes, (u64)c->nr_members, &width) ||
 	    width > MQSTRIPE_MAX_STRIPE_WIDTH_BYTES)
-		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
+				-EINVAL);
 	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_DATA_OFFSET))
 		c->data_offset_bytes = MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES;
 	if (c->data_offset_bytes % MQSTRIPE_DATA_OFFSET_ALIGN_BYTES ||
 	    c->data_offset_bytes > (U64_MAX >> 1))
-		return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
+				-EINVAL);
 	return 0;
 }
 
@@ -410,11 +416,11 @@ static int mqs_check_unique(struct mqstripe_create *c)
 	lockdep_assert_held(&mqs_ctl_mutex);
 	list_for_each_entry(a, &mqs_arrays, node) {
 		if (c->name[0] && !strcmp(a->name, c->name))
-			return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_NAME_EXISTS,
-					-EEXIST);
+			return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_NAME_EXISTS,
+				-EEXIST);
 		if (!memcmp(a->uuid, c->uuid, MQSTRIPE_UUID_LEN))
-			return mqs_fail(c, U32_MAX, MQSTRIPE_ERR_UUID_EXISTS,
-					-EEXIST);
+			return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_UUID_EXISTS,
+				-EEXIST);
 	}
 	return 0;
 }
@@ -463,6 +469,15 @@ static int mqs_claim_member(struct mqs_array *a, struct mqstripe_create *c,
 
 		return mqs_fail(c, i, err == -EBUSY ? MQSTRIPE_ERR_BUSY :
 				MQSTRIPE_ERR_OPEN, err);
+	}
+	/* a disk and one of its partitions overlap */
+	for (j = 0; j < i; j++) {
+		struct block_device *o = a->members[j].bdev;
+
+		if (o == bdev_whole(bdev) || bdev_whole(o) == bdev) {
+			mqs_close_member(m->handle, a);
+			return mqs_fail(c, i, MQSTRIPE_ERR_DUPLICATE, -EINVAL);
+		}
 	}
 	m->bdev = bdev;
 	m->dev = dev;
@@ -552,7 +567,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	u32 i, claimed = 0;
 	int err;
 
-	c->error_member = U32_MAX;
+	c->error_member = MQSTRIPE_NO_MEMBER;
 	c->error_code = MQSTRIPE_ERR_NONE;
 	err = mqs_check_geometry(c);
 	if (err)

@@ -92,7 +92,7 @@ static int mqs_ctl_create(void __user *arg)
 		return -EINVAL;
 	if (c.nr_members < MQSTRIPE_MIN_MEMBERS ||
 	    c.nr_members > MQSTRIPE_MAX_MEMBERS) {
-		c.error_member = U32_MAX;
+		c.error_member = MQSTRIPE_NO_MEMBER;
 		c.error_code = MQSTRIPE_ERR_GEOMETRY;
 		err = -EINVAL;
 		goto out;

@@ -7,9 +7,13 @@
  * that carries the ABI version and the struct size; the kernel refuses a
  * version it does not know and a size that is not the size it expects (both
  * EINVAL).  Reserved fields and flag bits not defined here must be zero, else
- * EINVAL.  All commands are _IOWR encoded: the kernel always copies the
- * struct back, also on failure, so that error_member and error_code can be
- * read (the layout follows dm-ioctl.h and ublk_cmd.h).
+ * EINVAL.  All commands are _IOWR encoded (the struct size is part of the
+ * command number: a caller built with another size gets ENOTTY, which is
+ * why struct mqstripe_version never changes).  The kernel copies the struct
+ * back with hdr.version set to its own version on success, and CREATE also
+ * on a failure after its header was accepted, so that error_member and
+ * error_code can be read.  Callers start with GET_VERSION, which accepts
+ * any hdr.version (the layout follows dm-ioctl.h and ublk_cmd.h).
  *
  * Units are in the names: _bytes are bytes, _sectors are 512-byte sectors.
  */
@@ -23,7 +27,7 @@
 #define MQSTRIPE_DISK_PREFIX	"mqstripe"
 
 /* Bumped on any incompatible change of a struct below. */
-#define MQSTRIPE_ABI_VERSION	1
+#define MQSTRIPE_ABI_VERSION	1U
 
 /* Geometry rules (see README "Limits"). */
 #define MQSTRIPE_MIN_MEMBERS			1
@@ -95,11 +99,15 @@ struct mqstripe_version {
  * Why a CREATE failed (error_code), with error_member naming the member
  * (index into the fd array) where one is at fault.
  */
+#define MQSTRIPE_NO_MEMBER	((__u32)-1)	/* error_member: none */
+
 enum mqstripe_error_code {
 	MQSTRIPE_ERR_NONE = 0,
 	MQSTRIPE_ERR_BAD_FD,		/* fd is not open */
 	MQSTRIPE_ERR_NOT_BLOCK,		/* fd is not a block device */
-	MQSTRIPE_ERR_DUPLICATE,		/* same device given twice */
+	MQSTRIPE_ERR_DUPLICATE,		/* same device twice, or a disk and
+					 * one of its partitions
+					 */
 	MQSTRIPE_ERR_BUSY,		/* claimed: mounted, in another array */
 	MQSTRIPE_ERR_ZONED,		/* zoned members are refused */
 	MQSTRIPE_ERR_TOO_SMALL,		/* < data offset + one chunk */
@@ -111,6 +119,7 @@ enum mqstripe_error_code {
 	MQSTRIPE_ERR_QUEUE_DEPTH,	/* queue depth out of range */
 	MQSTRIPE_ERR_NAME_EXISTS,	/* another array has this name */
 	MQSTRIPE_ERR_UUID_EXISTS,	/* another array has this UUID */
+	__MQSTRIPE_ERR_COUNT
 };
 
 /**
@@ -133,10 +142,10 @@ enum mqstripe_error_code {
  *	physical block size.  Without the flag: 1 MiB.
  * @name: in: NUL-terminated name of [A-Za-z0-9._-], may be empty.
  * @uuid: in, with MQSTRIPE_CREATE_F_UUID: the array UUID; else random.
- * @index: out: N of /dev/mqstripeN.
+ * @index: out: N of /dev/mqstripeN; must be 0 on input.
  * @error_member: out: index into the fd array of the member at fault, or
- *	(__u32)-1 when the failure is not a member's.
- * @error_code: out: enum mqstripe_error_code.
+ *	MQSTRIPE_NO_MEMBER when the failure is not a member's; 0 on input.
+ * @error_code: out: enum mqstripe_error_code; 0 on input.
  * @reserved0: must be zero.
  * @reserved: must be zero.
  *

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What all commands share: the one-line error, opening the control device
+ * with the right message, the names of states.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "errmsg.h"
+#include "parse.h"
+#include "stripectl.h"
+
+/**
+ * mqs_error() - print "stripectl: MESSAGE" as exactly one line on stderr
+ * @fmt: printf format of the message.
+ *
+ * Paths and names come from the admin and could hold a newline or an
+ * escape sequence: such bytes print as '?', so the message stays one line
+ * for the scripts that read it.
+ */
+void mqs_error(const char *fmt, ...)
+{
+	char buf[2 * MQS_ERR_LEN];
+	unsigned char *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (p = (unsigned char *)buf; *p; p++)
+		if (*p < ' ' || *p == 0x7f)
+			*p = '?';
+	fflush(stdout);
+	fprintf(stderr, "stripectl: %s\n", buf);
+}
+
+/* Open /dev/mqstripe-control; on failure print why and return exit 1. */
+int ctl_open_or_report(struct mqs_ctl *ctl)
+{
+	char msg[MQS_ERR_LEN];
+	int rc = mqs_ctl_open(ctl);
+
+	if (!rc)
+		return MQS_EXIT_OK;
+	mqs_control_open_error(-rc, ctl->kernel_abi, msg, sizeof(msg));
+	mqs_error("%s", msg);
+	return MQS_EXIT_FAIL;
+}
+
+/* An ioctl failed on @what (a device or "list"). */
+void report_ctl_error(const char *what, int rc, uint32_t kernel_abi)
+{
+	char reason[MQS_ERR_LEN];
+
+	mqs_ctl_reason(-rc, kernel_abi, reason, sizeof(reason));
+	mqs_error("%s: %s", what, reason);
+}
+
+/* mqs_find_array() failed for what the admin typed */
+void report_find_error(const char *arg, int rc, uint32_t kernel_abi)
+{
+	switch (rc) {
+	case -ENODEV:
+		mqs_error("%s: no such array: see 'stripectl list'", arg);
+		return;
+	case -ENOENT:
+		mqs_error("%s does not exist: give /dev/mqstripeN, mqstripeN or the array name (see 'stripectl list')",
+			  arg);
+		return;
+	case -ENOTBLK:
+		mqs_error("%s: not a block device, so not an mqstripe array: see 'stripectl list'",
+			  arg);
+		return;
+	}
+	report_ctl_error(arg, rc, kernel_abi);
+}
+
+const char *array_state_name(uint32_t state)
+{
+	switch (state) {
+	case MQSTRIPE_STATE_ACTIVE:
+		return "active";
+	case MQSTRIPE_STATE_FAILED:
+		return "failed";
+	}
+	return "unknown";
+}
+
+const char *member_state_name(uint32_t state)
+{
+	switch (state) {
+	case MQSTRIPE_MEMBER_OK:
+		return "ok";
+	case MQSTRIPE_MEMBER_FAULTY:
+		return "faulty";
+	case MQSTRIPE_MEMBER_GONE:
+		return "gone";
+	}
+	return "unknown";
+}
+
+void mqs_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (long)(ms % 1000) * 1000000L,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}

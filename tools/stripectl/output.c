@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Columns and JSON.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+int table_init(struct table *t, int ncols, const char *const *headers,
+	       const bool *right, int max_rows)
+{
+	int c;
+
+	t->ncols = ncols < TABLE_MAX_COLS ? ncols : TABLE_MAX_COLS;
+	t->max_rows = max_rows + 1;
+	t->nrows = 1;
+	t->right = right;
+	t->cells = calloc((size_t)t->max_rows, sizeof(*t->cells));
+	if (!t->cells)
+		return -1;
+	for (c = 0; c < t->ncols; c++)
+		snprintf(t->cells[0][c], TABLE_CELL, "%s", headers[c]);
+	return 0;
+}
+
+/* Row 1 is the first row under the header. */
+void table_set(struct table *t, int row, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (row < 1 || row >= t->max_rows || col < 0 || col >= t->ncols)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->cells[row][col], TABLE_CELL, fmt, ap);
+	va_end(ap);
+	if (row >= t->nrows)
+		t->nrows = row + 1;
+}
+
+void table_print(const struct table *t, int indent)
+{
+	int width[TABLE_MAX_COLS] = { 0 };
+	int r, c;
+
+	for (r = 0; r < t->nrows; r++)
+		for (c = 0; c < t->ncols; c++) {
+			int n = (int)strlen(t->cells[r][c]);
+
+			if (n > width[c])
+				width[c] = n;
+		}
+	for (r = 0; r < t->nrows; r++) {
+		printf("%*s", indent, "");
+		for (c = 0; c < t->ncols; c++) {
+			bool last = c == t->ncols - 1;
+
+			if (t->right && t->right[c])
+				printf("%*s", width[c], t->cells[r][c]);
+			else if (last)
+				printf("%s", t->cells[r][c]);
+			else
+				printf("%-*s", width[c], t->cells[r][c]);
+			if (!last)
+				printf("  ");
+		}
+		printf("\n");
+	}
+}
+
+void table_free(struct table *t)
+{
+	free(t->cells);
+	t->cells = NULL;
+}
+
+struct json_object *json_u64(uint64_t v)
+{
+#if defined(JSON_C_VERSION_NUM) && JSON_C_VERSION_NUM >= ((0 << 16) | (14 << 8))
+	return json_object_new_uint64(v);
+#else
+	/* json-c before 0.14 has no unsigned 64-bit numbers */
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+#endif
+}
+
+void json_add(struct json_object *obj, const char *key,
+	      struct json_object *val)
+{
+	json_object_object_add(obj, key, val);
+}
+
+/* Print @obj on stdout and drop it. */
+int json_print(struct json_object *obj)
+{
+	int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
+
+#ifdef JSON_C_TO_STRING_NOSLASHESCAPE
+	flags |= JSON_C_TO_STRING_NOSLASHESCAPE;	/* "/dev/x", not "\/dev\/x" */
+#endif
+	printf("%s\n", json_object_to_json_string_ext(obj, flags));
+	json_object_put(obj);
+	return fflush(stdout) ? -1 : 0;
+}

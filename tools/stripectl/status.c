@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stripectl list and stripectl status: INFO of the arrays, the members'
+ * names from sysfs, the queue limits the block layer applies, as columns
+ * or JSON.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "parse.h"
+#include "stripectl.h"
+#include "sysfs.h"
+
+enum ql_type { QL_U64, QL_BOOL, QL_STR };
+
+/* /sys/block/mqstripeN/queue/ATTR, with its JSON key */
+static const struct {
+	const char *attr;
+	const char *key;
+	enum ql_type type;
+} qlimits[] = {
+	{ "logical_block_size", "logical_block_size_bytes", QL_U64 },
+	{ "physical_block_size", "physical_block_size_bytes", QL_U64 },
+	{ "minimum_io_size", "minimum_io_size_bytes", QL_U64 },
+	{ "optimal_io_size", "optimal_io_size_bytes", QL_U64 },
+	{ "max_sectors_kb", "max_sectors_kb", QL_U64 },
+	{ "max_hw_sectors_kb", "max_hw_sectors_kb", QL_U64 },
+	{ "max_segments", "max_segments", QL_U64 },
+	{ "discard_granularity", "discard_granularity_bytes", QL_U64 },
+	{ "discard_max_bytes", "discard_max_bytes", QL_U64 },
+	{ "write_zeroes_max_bytes", "write_zeroes_max_bytes", QL_U64 },
+	{ "write_cache", "write_cache", QL_STR },
+	{ "fua", "fua", QL_BOOL },
+	{ "rotational", "rotational", QL_BOOL },
+	{ "read_ahead_kb", "read_ahead_kb", QL_U64 },
+};
+
+#define NR_QLIMITS ARRAY_SIZE(qlimits)
+
+static void dev_path(uint32_t index, char *buf, size_t len)
+{
+	snprintf(buf, len, "/dev/%s%u", MQSTRIPE_DISK_PREFIX, index);
+}
+
+static const char *name_or_dash(const struct mqstripe_info *info)
+{
+	return info->name[0] ? info->name : "-";
+}
+
+/* ----- list ----- */
+
+static struct json_object *list_entry_json(uint32_t index,
+					   const struct mqstripe_info *info)
+{
+	struct json_object *o = json_object_new_object();
+	char path[64], uuid[37];
+
+	dev_path(index, path, sizeof(path));
+	mqs_format_uuid(info->uuid, uuid);
+	json_add(o, "device", json_object_new_string(path));
+	json_add(o, "index", json_u64(index));
+	json_add(o, "name", json_object_new_string(info->name));
+	json_add(o, "uuid", json_object_new_string(uuid));
+	json_add(o, "nr_members", json_u64(info->nr_members));
+	json_add(o, "chunk_bytes", json_u64(info->chunk_bytes));
+	json_add(o, "capacity_bytes", json_u64(info->capacity_bytes));
+	json_add(o, "state",
+		 json_object_new_string(array_state_name(info->state)));
+	return o;
+}
+
+int cmd_list(const struct cmd *cmd, int argc, char **argv)
+{
+	static const char *const headers[] = {
+		"DEVICE", "NAME", "UUID", "MEMBERS", "CHUNK", "CAPACITY",
+		"STATE",
+	};
+	static const bool right[] = {
+		false, false, false, true, true, true, false,
+	};
+	bool json = false;
+	const struct opt opts[] = {
+		{ "json", 'j', OPT_FLAG, &json, NULL, NULL,
+		  "print JSON: {\"arrays\": [{\"device\", \"index\", \"name\", \"uuid\", \"nr_members\", \"chunk_bytes\", \"capacity_bytes\", \"state\"}]}" },
+		{ 0 }
+	};
+	struct json_object *root = NULL, *arr = NULL;
+	struct mqstripe_info info;
+	struct mqs_ctl ctl;
+	struct table t = { 0 };
+	uint32_t *idx = NULL, n = 0, i;
+	int first, rc, row = 0;
+
+	switch (opts_parse(cmd, opts, argc, argv, &first)) {
+	case OPTS_HELP:
+		return MQS_EXIT_OK;
+	case OPTS_USAGE:
+		return MQS_EXIT_USAGE;
+	case OPTS_OK:
+		break;
+	}
+	rc = ctl_open_or_report(&ctl);
+	if (rc)
+		return rc;
+	rc = mqs_list(&ctl, &idx, &n);
+	if (rc) {
+		report_ctl_error("list", rc, ctl.kernel_abi);
+		mqs_ctl_close(&ctl);
+		return MQS_EXIT_FAIL;
+	}
+	if (json) {
+		root = json_object_new_object();
+		arr = json_object_new_array();
+		json_add(root, "arrays", arr);
+	} else if (table_init(&t, 7, headers, right, (int)n)) {
+		mqs_error("out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+
+	for (i = 0; i < n; i++) {
+		char path[64], uuid[37], a[32], b[32];
+
+		rc = mqs_info(&ctl, idx[i], &info, NULL, 0);
+		if (rc == -ENODEV) {	/* stopped meanwhile */
+			rc = 0;
+			continue;
+		}
+		if (rc) {
+			dev_path(idx[i], path, sizeof(path));
+			report_ctl_error(path, rc, ctl.kernel_abi);
+			goto out;
+		}
+		if (json) {
+			json_object_array_add(arr,
+					      list_entry_json(idx[i], &info));
+			continue;
+		}
+		row++;
+		dev_path(idx[i], path, sizeof(path));
+		mqs_format_uuid(info.uuid, uuid);
+		table_set(&t, row, 0, "%s", path);
+		table_set(&t, row, 1, "%s", name_or_dash(&info));
+		table_set(&t, row, 2, "%s", uuid);
+		table_set(&t, row, 3, "%u", info.nr_members);
+		table_set(&t, row, 4, "%s",
+			  mqs_size_exact(info.chunk_bytes, a, sizeof(a)));
+		table_set(&t, row, 5, "%s",
+			  mqs_size_human(info.capacity_bytes, b, sizeof(b)));
+		table_set(&t, row, 6, "%s", array_state_name(info.state));
+	}
+	if (json) {
+		json_print(root);
+		root = NULL;
+	} else if (row) {	/* no arrays, no output (like lsblk) */
+		table_print(&t, 0);
+	}
+out:
+	if (root)
+		json_object_put(root);
+	table_free(&t);
+	free(idx);
+	mqs_ctl_close(&ctl);
+	return rc ? MQS_EXIT_FAIL : MQS_EXIT_OK;
+}
+
+/* ----- status ----- */
+
+static void member_name(const struct mqstripe_member_info *m, char *buf,
+			size_t len)
+{
+	if (mqs_devname(m->major, m->minor, buf, len))
+		buf[0] = '\0';
+}
+
+static struct json_object *qlimit_json(const char *dir, size_t i)
+{
+	char path[PATH_MAX], buf[128];
+	uint64_t v;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, qlimits[i].attr);
+	if (mqs_sysfs_read(path, buf, sizeof(buf)))
+		return NULL;	/* null: this kernel has no such file */
+	switch (qlimits[i].type) {
+	case QL_U64:
+		if (!mqs_parse_uint(buf, UINT64_MAX, &v, NULL, 0))
+			return json_u64(v);
+		break;
+	case QL_BOOL:
+		if (!strcmp(buf, "0") || !strcmp(buf, "1"))
+			return json_object_new_boolean(buf[0] == '1');
+		break;
+	case QL_STR:
+		break;
+	}
+	return json_object_new_string(buf);
+}
+
+static void status_json(uint32_t index, const struct mqstripe_info *info,
+			const struct mqstripe_member_info *members,
+			uint32_t nr, const char *qdir)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	struct json_object *ql = json_object_new_object();
+	char path[64], uuid[37], name[PATH_MAX];
+	uint32_t i;
+
+	dev_path(index, path, sizeof(path));
+	mqs_format_uuid(info->uuid, uuid);
+	json_add(o, "device", json_object_new_string(path));
+	json_add(o, "index", json_u64(index));
+	json_add(o, "major", json_u64(info->major));
+	json_add(o, "minor", json_u64(info->minor));
+	json_add(o, "name", json_object_new_string(info->name));
+	json_add(o, "uuid", json_object_new_string(uuid));
+	json_add(o, "state",
+		 json_object_new_string(array_state_name(info->state)));
+	json_add(o, "nr_members", json_u64(info->nr_members));
+	json_add(o, "chunk_bytes", json_u64(info->chunk_bytes));
+	json_add(o, "stripe_width_bytes",
+		 json_u64(info->chunk_bytes * info->nr_members));
+	json_add(o, "data_offset_bytes", json_u64(info->data_offset_bytes));
+	json_add(o, "capacity_bytes", json_u64(info->capacity_bytes));
+	json_add(o, "member_data_bytes", json_u64(info->member_data_bytes));
+	json_add(o, "queue_depth", json_u64(info->queue_depth));
+	json_add(o, "nr_hw_queues", json_u64(info->nr_hw_queues));
+
+	for (i = 0; i < nr; i++) {
+		const struct mqstripe_member_info *m = &members[i];
+		struct json_object *mo = json_object_new_object();
+
+		member_name(m, name, sizeof(name));
+		json_add(mo, "slot", json_u64(m->slot));
+		json_add(mo, "device",
+			 name[0] ? json_object_new_string(name) : NULL);
+		json_add(mo, "major", json_u64(m->major));
+		json_add(mo, "minor", json_u64(m->minor));
+		json_add(mo, "size_bytes", json_u64(m->size_bytes));
+		json_add(mo, "state",
+			 json_object_new_string(member_state_name(m->state)));
+		json_add(mo, "read_errors", json_u64(m->read_errors));
+		json_add(mo, "write_errors", json_u64(m->write_errors));
+		json_add(mo, "flush_errors", json_u64(m->flush_errors));
+		json_object_array_add(arr, mo);
+	}
+	json_add(o, "members", arr);
+
+	for (i = 0; i < NR_QLIMITS; i++)
+		json_add(ql, qlimits[i].key, qlimit_json(qdir, i));
+	json_add(o, "queue_limits", ql);
+	json_print(o);
+}
+
+static void print_size_line(const char *label, uint64_t v)
+{
+	char buf[32];
+
+	printf("  %-18s%" PRIu64 " bytes (%s)\n", label, v,
+	       mqs_size_human(v, buf, sizeof(buf)));
+}
+
+static int status_text(uint32_t index, const struct mqstripe_info *info,
+		       const struct mqstripe_member_info *members,
+		       uint32_t nr, const char *qdir)
+{
+	static const char *const headers[] = {
+		"SLOT", "DEVICE", "SIZE", "STATE", "READ_ERRORS",
+		"WRITE_ERRORS", "FLUSH_ERRORS",
+	};
+	static const bool right[] = {
+		true, false, true, false, true, true, true,
+	};
+	char path[PATH_MAX], uuid[37], buf[128];
+	struct table t;
+	uint32_t i;
+
+	dev_path(index, path, sizeof(path));
+	mqs_format_uuid(info->uuid, uuid);
+	printf("%s:\n", path);
+	printf("  %-18s%s\n", "name:", name_or_dash(info));
+	printf("  %-18s%s\n", "uuid:", uuid);
+	printf("  %-18s%s\n", "state:", array_state_name(info->state));
+	printf("  %-18s%u\n", "members:", info->nr_members);
+	print_size_line("chunk:", info->chunk_bytes);
+	print_size_line("stripe width:",
+			info->chunk_bytes * info->nr_members);
+	print_size_line("data offset:", info->data_offset_bytes);
+	print_size_line("capacity:", info->capacity_bytes);
+	print_size_line("member data:", info->member_data_bytes);
+	printf("  %-18s%u\n", "queue depth:", info->queue_depth);
+	printf("  %-18s%u\n", "hw queues:", info->nr_hw_queues);
+
+	if (table_init(&t, 7, headers, right, (int)nr)) {
+		mqs_error("out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct mqstripe_member_info *m = &members[i];
+		int row = (int)i + 1;
+
+		member_name(m, path, sizeof(path));
+		table_set(&t, row, 0, "%u", m->slot);
+		if (path[0])
+			table_set(&t, row, 1, "%s", path);
+		else
+			table_set(&t, row, 1, "(%u:%u)", m->major, m->minor);
+		table_set(&t, row, 2, "%s",
+			  mqs_size_human(m->size_bytes, buf, sizeof(buf)));
+		table_set(&t, row, 3, "%s", member_state_name(m->state));
+		table_set(&t, row, 4, "%" PRIu64, (uint64_t)m->read_errors);
+		table_set(&t, row, 5, "%" PRIu64, (uint64_t)m->write_errors);
+		table_set(&t, row, 6, "%" PRIu64, (uint64_t)m->flush_errors);
+	}
+	printf("\n");
+	table_print(&t, 2);
+	table_free(&t);
+
+	printf("\n  queue limits (%s):\n", qdir);
+	for (i = 0; i < NR_QLIMITS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", qdir, qlimits[i].attr);
+		if (mqs_sysfs_read(path, buf, sizeof(buf)))
+			snprintf(buf, sizeof(buf), "-");
+		printf("    %-24s%s\n", qlimits[i].attr, buf);
+	}
+	return 0;
+}
+
+int cmd_status(const struct cmd *cmd, int argc, char **argv)
+{
+	bool json = false;
+	const struct opt opts[] = {
+		{ "json", 'j', OPT_FLAG, &json, NULL, NULL,
+		  "print JSON (keys in snake_case with the unit in the name, e.g. chunk_bytes, max_sectors_kb)" },
+		{ 0 }
+	};
+	struct mqstripe_member_info *members;
+	struct mqstripe_info info;
+	struct mqs_ctl ctl;
+	char qdir[64];
+	uint32_t index, nr;
+	int first, rc;
+
+	switch (opts_parse(cmd, opts, argc, argv, &first)) {
+	case OPTS_HELP:
+		return MQS_EXIT_OK;
+	case OPTS_USAGE:
+		return MQS_EXIT_USAGE;
+	case OPTS_OK:
+		break;
+	}
+	rc = ctl_open_or_report(&ctl);
+	if (rc)
+		return rc;
+	rc = mqs_find_array(&ctl, argv[first], &index, &info);
+	if (rc) {
+		report_find_error(argv[first], rc, ctl.kernel_abi);
+		mqs_ctl_close(&ctl);
+		return MQS_EXIT_FAIL;
+	}
+	members = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*members));
+	if (!members) {
+		mqs_error("out of memory");
+		mqs_ctl_close(&ctl);
+		return MQS_EXIT_FAIL;
+	}
+	rc = mqs_info(&ctl, index, &info, members, MQSTRIPE_MAX_MEMBERS);
+	mqs_ctl_close(&ctl);
+	if (rc) {
+		report_find_error(argv[first], rc, ctl.kernel_abi);
+		free(members);
+		return MQS_EXIT_FAIL;
+	}
+	nr = info.nr_members < MQSTRIPE_MAX_MEMBERS ?
+	     info.nr_members : MQSTRIPE_MAX_MEMBERS;
+	snprintf(qdir, sizeof(qdir), "/sys/block/%s%u/queue",
+		 MQSTRIPE_DISK_PREFIX, index);
+	if (json)
+		status_json(index, &info, members, nr, qdir);
+	else
+		rc = status_text(index, &info, members, nr, qdir);
+	free(members);
+	return rc ? MQS_EXIT_FAIL : MQS_EXIT_OK;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef STRIPECTL_H
+#define STRIPECTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "libmqs.h"
+
+/* Exit status, documented in "stripectl --help". */
+enum {
+	MQS_EXIT_OK = 0,
+	MQS_EXIT_FAIL = 1,
+	MQS_EXIT_USAGE = 2,
+};
+
+struct cmd;
+typedef int (*cmd_fn)(const struct cmd *cmd, int argc, char **argv);
+
+/**
+ * struct cmd - one stripectl command
+ * @name: the word after "stripectl".
+ * @fn: handler; gets argv[0] == @name; returns the exit status.
+ * @args: synopsis of the arguments after the options.
+ * @summary: one line for "stripectl --help".
+ * @description: paragraph for "stripectl @name --help".
+ * @min_args: fewest positional arguments.
+ * @max_args: most positional arguments, -1 for no limit.
+ * @missing: message when fewer than @min_args are given.
+ */
+struct cmd {
+	const char *name;
+	cmd_fn fn;
+	const char *args;
+	const char *summary;
+	const char *description;
+	int min_args;
+	int max_args;
+	const char *missing;
+};
+
+enum opt_type {
+	OPT_FLAG,	/* bool */
+	OPT_SIZE,	/* uint64_t, mqs_parse_size() */
+	OPT_UINT,	/* uint64_t, plain decimal */
+	OPT_STR,	/* const char * */
+};
+
+/**
+ * struct opt - one option of a command, declared by the handler next to
+ *	the variable it sets (the nvme-cli argconfig way); the same table makes
+ *	the help text.  A table ends with an entry whose @name is NULL.
+ * @name: long name, without "--".
+ * @short_name: short letter, 0 for none.
+ * @type: what @val points to.
+ * @val: where the value goes.
+ * @given: set to true when the option is on the command line; may be NULL.
+ * @argname: "SIZE", "N"... for the help text.
+ * @help: one sentence, with the default.
+ */
+struct opt {
+	const char *name;
+	int short_name;
+	enum opt_type type;
+	void *val;
+	bool *given;
+	const char *argname;
+	const char *help;
+};
+
+enum opts_result {
+	OPTS_OK,	/* go on with argv[*first_arg..] */
+	OPTS_HELP,	/* help printed: exit 0 */
+	OPTS_USAGE,	/* message printed: exit 2 */
+};
+
+enum opts_result opts_parse(const struct cmd *cmd, const struct opt *opts,
+			    int argc, char **argv, int *first_arg);
+void print_cmd_help(const struct cmd *cmd, const struct opt *opts);
+
+void mqs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int ctl_open_or_report(struct mqs_ctl *ctl);
+void report_find_error(const char *arg, int rc, uint32_t kernel_abi);
+void report_ctl_error(const char *what, int rc, uint32_t kernel_abi);
+void mqs_sleep_ms(unsigned int ms);
+const char *array_state_name(uint32_t state);
+const char *member_state_name(uint32_t state);
+
+int cmd_create(const struct cmd *cmd, int argc, char **argv);
+int cmd_stop(const struct cmd *cmd, int argc, char **argv);
+int cmd_list(const struct cmd *cmd, int argc, char **argv);
+int cmd_status(const struct cmd *cmd, int argc, char **argv);
+
+#endif /* STRIPECTL_H */

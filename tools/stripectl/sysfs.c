@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Small readers of sysfs: device names from major:minor, queue attributes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parse.h"
+#include "sysfs.h"
+
+/**
+ * mqs_sysfs_read() - the first line of a sysfs file, without the newline
+ * @path: the file.
+ * @buf: the text.
+ * @len: room at @buf.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mqs_sysfs_read(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int mqs_sysfs_read_u64(const char *path, uint64_t *v)
+{
+	char buf[64];
+	int rc = mqs_sysfs_read(path, buf, sizeof(buf));
+
+	if (rc)
+		return rc;
+	return mqs_parse_uint(buf, UINT64_MAX, v, NULL, 0);
+}
+
+/* "MAJ:MIN" of a sysfs "dev" file */
+int mqs_sysfs_devt(const char *path, uint32_t *major, uint32_t *minor)
+{
+	char buf[64];
+	unsigned int ma, mi;
+	char end;
+	int rc = mqs_sysfs_read(path, buf, sizeof(buf));
+
+	if (rc)
+		return rc;
+	if (sscanf(buf, "%u:%u%c", &ma, &mi, &end) != 2)
+		return -EINVAL;
+	*major = ma;
+	*minor = mi;
+	return 0;
+}
+
+/**
+ * mqs_devname() - "/dev/NAME" of a block device, from its uevent DEVNAME
+ * @major: device number.
+ * @minor: device number.
+ * @buf: the path.
+ * @len: room at @buf.
+ *
+ * Return: 0 or a negative errno (-ENOENT: the device is gone).
+ */
+int mqs_devname(uint32_t major, uint32_t minor, char *buf, size_t len)
+{
+	char path[PATH_MAX], line[256];
+	FILE *f;
+	int rc = -ENOENT;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major,
+		 minor);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "DEVNAME=", 8) && line[8]) {
+			snprintf(buf, len, "/dev/%s", line + 8);
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/**
+ * mqs_disk_name() - the kernel name of the whole disk holding major:minor
+ * @major: device number.
+ * @minor: device number.
+ * @buf: "nvme0n1" for nvme0n1 and for its partition nvme0n1p1: the name
+ *	under /sys/block/, where the queue attributes are.
+ * @len: room at @buf.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mqs_disk_name(uint32_t major, uint32_t minor, char *buf, size_t len)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *base;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major,
+		 minor);
+	if (!access(path, F_OK))
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/..", major,
+			 minor);
+	else
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major,
+			 minor);
+	if (!realpath(path, real))
+		return -errno;
+	base = strrchr(real, '/');
+	snprintf(buf, len, "%s", base ? base + 1 : real);
+	return 0;
+}
+
+/* 1 zoned, 0 not, negative errno if unknown */
+int mqs_is_zoned(uint32_t major, uint32_t minor)
+{
+	char disk[NAME_MAX + 1], path[PATH_MAX], buf[64];
+	int rc = mqs_disk_name(major, minor, disk, sizeof(disk));
+
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/zoned", disk);
+	rc = mqs_sysfs_read(path, buf, sizeof(buf));
+	if (rc)
+		return rc;
+	return strcmp(buf, "none") != 0;
+}
+
+/**
+ * mqs_whole_disk() - major:minor of the disk holding a partition
+ * @major: device number.
+ * @minor: device number.
+ * @disk_major: the disk's; @major for a whole disk.
+ * @disk_minor: the disk's; @minor for a whole disk.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mqs_whole_disk(uint32_t major, uint32_t minor, uint32_t *disk_major,
+		   uint32_t *disk_minor)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", major,
+		 minor);
+	if (access(path, F_OK)) {
+		*disk_major = major;
+		*disk_minor = minor;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev", major,
+		 minor);
+	return mqs_sysfs_devt(path, disk_major, disk_minor);
+}

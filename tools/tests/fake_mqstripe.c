@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A stand-in for the mqstripe module, for testing stripectl on a host that
+ * cannot load modules: an LD_PRELOAD library that answers the ioctls of
+ * module/uapi/mqstripe.h on /dev/mqstripe-control, as strictly as the
+ * header says (version, size, reserved fields, flags), and keeps its arrays
+ * in a file so that create, list, status and stop see the same state.
+ *
+ * Paths under /dev/mqstripe*, /sys/block/mqstripe* and /sys/module/mqstripe
+ * are moved below $FAKE_MQS_ROOT; everything else is the real system.
+ *
+ * Knobs (environment):
+ *   FAKE_MQS_ROOT          directory for the fake /dev and /sys (required)
+ *   FAKE_MQS_ABI           ABI version the fake module speaks (default 1)
+ *   FAKE_MQS_EPERM         any value: every ioctl fails with EPERM
+ *   FAKE_MQS_BUSY          REMOVE answers EBUSY this many times, or "always"
+ *   FAKE_MQS_DEVNODE       any value: make /dev/mqstripeN at once (devtmpfs)
+ *   FAKE_MQS_CREATE_FAIL   "errno,error_code,error_member": CREATE fails so
+ *   FAKE_MQS_MEMBER_SIZE   bytes BLKGETSIZE64 reports for any device
+ *   FAKE_MQS_MEMBER_PBS    bytes BLKPBSZGET reports for any device
+ *
+ * This is test code: it trusts its environment and its state file.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "mqstripe.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define FAKE_MAJOR	60	/* local/experimental: nothing behind it */
+#define MAX_ARRAYS	16
+
+struct fake_array {
+	uint32_t index;
+	char name[MQSTRIPE_NAME_LEN];
+	uint8_t uuid[MQSTRIPE_UUID_LEN];
+	uint32_t nr;
+	uint64_t chunk;
+	uint64_t offset;
+	uint32_t qd;
+	uint64_t member_data;
+	uint32_t maj[MQSTRIPE_MAX_MEMBERS];
+	uint32_t min[MQSTRIPE_MAX_MEMBERS];
+	uint64_t size[MQSTRIPE_MAX_MEMBERS];
+};
+
+static struct fake_array arrays[MAX_ARRAYS];
+static unsigned int nr_arrays;
+static int ctl_fd = -1;
+
+/* ----- the real functions ----- */
+
+#define REAL(ret, name, ...)						\
+	static ret (*real_##name)(__VA_ARGS__);				\
+	static void init_##name(void)					\
+	{								\
+		if (!real_##name)					\
+			real_##name = dlsym(RTLD_NEXT, #name);		\
+	}
+
+REAL(int, open, const char *, int, ...)
+REAL(int, open64, const char *, int, ...)
+REAL(int, stat, const char *, struct stat *)
+REAL(int, lstat, const char *, struct stat *)
+REAL(int, mknod, const char *, mode_t, dev_t)
+REAL(int, unlink, const char *)
+REAL(int, chown, const char *, uid_t, gid_t)
+REAL(int, ioctl, int, unsigned long, ...)
+
+static const char *root(void)
+{
+	const char *r = getenv("FAKE_MQS_ROOT");
+
+	if (!r) {
+		fprintf(stderr, "fake_mqstripe: FAKE_MQS_ROOT is not set\n");
+		abort();
+	}
+	return r;
+}
+
+static const char *moved(const char *path, char *buf, size_t len)
+{
+	static const char *const prefixes[] = {
+		"/dev/" MQSTRIPE_DISK_PREFIX,
+		"/sys/block/" MQSTRIPE_DISK_PREFIX,
+		"/sys/class/misc/" MQSTRIPE_CONTROL_NAME,
+		"/sys/module/mqstripe/",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
+		if (!strncmp(path, prefixes[i], strlen(prefixes[i]))) {
+			snprintf(buf, len, "%s%s", root(), path);
+			return buf;
+		}
+	}
+	return path;
+}
+
+/* ----- state ----- */
+
+static void state_path(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/state", root());
+}
+
+static void load(void)
+{
+	char path[4096];
+	FILE *f;
+
+	state_path(path, sizeof(path));
+	nr_arrays = 0;
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (nr_arrays < MAX_ARRAYS &&
+	       fread(&arrays[nr_arrays], sizeof(arrays[0]), 1, f) == 1)
+		nr_arrays++;
+	fclose(f);
+}
+
+static void save(void)
+{
+	char path[4096];
+	FILE *f;
+
+	state_path(path, sizeof(path));
+	f = fopen(path, "w");
+	if (!f)
+		abort();
+	if (nr_arrays)
+		fwrite(arrays, sizeof(arrays[0]), nr_arrays, f);
+	fclose(f);
+}
+
+static struct fake_array *find(uint32_t index)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_arrays; i++)
+		if (arrays[i].index == index)
+			return &arrays[i];
+	return NULL;
+}
+
+static void put_file(const char *dir, const char *name, const char *fmt, ...)
+{
+	char path[4096];
+	va_list ap;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+static void make_sysfs(const struct fake_array *a)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s/sys/block/%s%u", root(),
+		 MQSTRIPE_DISK_PREFIX, a->index);
+	mkdir(dir, 0755);	/* parents made by the test */
+	strcat(dir, "/queue");
+	mkdir(dir, 0755);
+	put_file(dir, "logical_block_size", "512\n");
+	put_file(dir, "physical_block_size", "4096\n");
+	put_file(dir, "minimum_io_size", "%" PRIu64 "\n", a->chunk);
+	put_file(dir, "optimal_io_size", "%" PRIu64 "\n", a->chunk * a->nr);
+	put_file(dir, "max_sectors_kb", "1280\n");
+	put_file(dir, "max_hw_sectors_kb", "2048\n");
+	put_file(dir, "max_segments", "128\n");
+	put_file(dir, "discard_granularity", "%" PRIu64 "\n", a->chunk);
+	put_file(dir, "discard_max_bytes", "2199023255040\n");
+	put_file(dir, "write_zeroes_max_bytes", "0\n");
+	put_file(dir, "write_cache", "write back\n");
+	put_file(dir, "fua", "1\n");
+	put_file(dir, "rotational", "0\n");
+	/* read_ahead_kb left out: status must print it as missing */
+}
+
+/* ----- the ioctls ----- */
+
+static uint32_t abi(void)
+{
+	const char *v = getenv("FAKE_MQS_ABI");
+
+	return v ? (uint32_t)atoi(v) : MQSTRIPE_ABI_VERSION;
+}
+
+static bool all_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+static int check_hdr(struct mqstripe_ioctl_hdr *h, size_t size,
+		     uint32_t flags_ok)
+{
+	uint32_t want = abi();
+	bool bad = h->version != want || h->size != size || h->reserved ||
+		   (h->flags & ~flags_ok);
+
+	h->version = want;
+	return bad ? -EINVAL : 0;
+}
+
+static int get_version(struct mqstripe_version *v)
+{
+	if (v->hdr.size != sizeof(*v) || v->hdr.flags || v->hdr.reserved ||
+	    v->reserved0 || !all_zero(v->reserved, sizeof(v->reserved))) {
+		v->hdr.version = abi();
+		return -EINVAL;
+	}
+	v->hdr.version = abi();
+	v->abi_version = abi();
+	v->features = MQSTRIPE_FEAT_ALL;
+	snprintf(v->module_version, sizeof(v->module_version), "0.1.0-fake");
+	return 0;
+}
+
+static int create_fail(struct mqstripe_create *c, int err, uint32_t code,
+		       uint32_t member)
+{
+	c->error_code = code;
+	c->error_member = member;
+	return -err;
+}
+
+static int create(struct mqstripe_create *c)
+{
+	const int32_t *fds = (const int32_t *)(uintptr_t)c->members_ptr;
+	const char *inject = getenv("FAKE_MQS_CREATE_FAIL");
+	struct fake_array *a;
+	uint64_t min_size = UINT64_MAX, rows;
+	uint32_t i, j, index;
+	int rc;
+
+	rc = check_hdr(&c->hdr, sizeof(*c), MQSTRIPE_CREATE_F_ALL);
+	if (rc)
+		return rc;
+	/* like the module: the outputs must be zero on input */
+	if (c->reserved0 || !all_zero(c->reserved, sizeof(c->reserved)) ||
+	    c->index || c->error_member || c->error_code)
+		return -EINVAL;
+	c->error_code = MQSTRIPE_ERR_NONE;
+	c->error_member = (uint32_t)-1;
+	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_DATA_OFFSET) &&
+	    c->data_offset_bytes)
+		return -EINVAL;
+	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_UUID) &&
+	    !all_zero(c->uuid, sizeof(c->uuid)))
+		return -EINVAL;
+	if (inject) {
+		int err;
+		unsigned int code, member;
+
+		if (sscanf(inject, "%d,%u,%u", &err, &code, &member) == 3)
+			return create_fail(c, err, code, member);
+	}
+	if (c->nr_members < 1 || c->nr_members > MQSTRIPE_MAX_MEMBERS)
+		return create_fail(c, EINVAL, MQSTRIPE_ERR_GEOMETRY, -1);
+	if (!memchr(c->name, '\0', sizeof(c->name)))
+		return create_fail(c, EINVAL, MQSTRIPE_ERR_NAME, -1);
+	load();
+	if (nr_arrays == MAX_ARRAYS)
+		return -ENOMEM;
+	for (i = 0; i < nr_arrays; i++)
+		if (c->name[0] && !strcmp(arrays[i].name, c->name))
+			return create_fail(c, EEXIST,
+					   MQSTRIPE_ERR_NAME_EXISTS, -1);
+	for (index = 0; find(index); index++)
+		;
+	a = &arrays[nr_arrays];
+	memset(a, 0, sizeof(*a));
+	a->index = index;
+	memcpy(a->name, c->name, sizeof(a->name));
+	if (c->hdr.flags & MQSTRIPE_CREATE_F_UUID)
+		memcpy(a->uuid, c->uuid, sizeof(a->uuid));
+	else
+		memset(a->uuid, 0x42, sizeof(a->uuid));
+	a->nr = c->nr_members;
+	a->chunk = c->chunk_bytes ? c->chunk_bytes :
+		   MQSTRIPE_DEFAULT_CHUNK_BYTES;
+	a->offset = (c->hdr.flags & MQSTRIPE_CREATE_F_DATA_OFFSET) ?
+		    c->data_offset_bytes : MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES;
+	a->qd = c->queue_depth ? c->queue_depth :
+		MQSTRIPE_DEFAULT_QUEUE_DEPTH;
+	for (i = 0; i < a->nr; i++) {
+		struct stat st;
+		uint64_t size = 0;
+
+		if (fstat(fds[i], &st))
+			return create_fail(c, EBADF, MQSTRIPE_ERR_BAD_FD, i);
+		if (!S_ISBLK(st.st_mode))
+			return create_fail(c, ENOTBLK, MQSTRIPE_ERR_NOT_BLOCK,
+					   i);
+		for (j = 0; j < i; j++)
+			if (makedev(a->maj[j], a->min[j]) == st.st_rdev)
+				return create_fail(c, EINVAL,
+						   MQSTRIPE_ERR_DUPLICATE, i);
+		a->maj[i] = major(st.st_rdev);
+		a->min[i] = minor(st.st_rdev);
+		init_ioctl();
+		if (ioctl(fds[i], BLKGETSIZE64, &size))
+			return create_fail(c, EINVAL, MQSTRIPE_ERR_OPEN, i);
+		a->size[i] = size;
+		if (size < a->offset + a->chunk)
+			return create_fail(c, ENOSPC, MQSTRIPE_ERR_TOO_SMALL,
+					   i);
+		if (size < min_size)
+			min_size = size;
+	}
+	rows = (min_size - a->offset) / a->chunk;
+	a->member_data = rows * a->chunk;
+	nr_arrays++;
+	save();
+	make_sysfs(a);
+	if (getenv("FAKE_MQS_DEVNODE")) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/dev/%s%u", root(),
+			 MQSTRIPE_DISK_PREFIX, index);
+		init_mknod();
+		real_mknod(path, S_IFBLK | 0660, makedev(FAKE_MAJOR, index));
+	}
+	c->index = index;
+	return 0;
+}
+
+static int busy_left = -1;
+
+static int remove_array(struct mqstripe_remove *r)
+{
+	const char *busy = getenv("FAKE_MQS_BUSY");
+	struct fake_array *a;
+	int rc = check_hdr(&r->hdr, sizeof(*r), 0);
+
+	if (rc)
+		return rc;
+	if (r->reserved0 || !all_zero(r->reserved, sizeof(r->reserved)))
+		return -EINVAL;
+	load();
+	a = find(r->index);
+	if (!a)
+		return -ENODEV;
+	if (busy_left < 0)
+		busy_left = busy ? atoi(busy) : 0;
+	if (busy && !strcmp(busy, "always"))
+		return -EBUSY;
+	if (busy_left > 0) {
+		busy_left--;
+		return -EBUSY;
+	}
+	if (getenv("FAKE_MQS_DEVNODE")) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/dev/%s%u", root(),
+			 MQSTRIPE_DISK_PREFIX, a->index);
+		init_unlink();
+		real_unlink(path);
+	}
+	*a = arrays[--nr_arrays];
+	save();
+	return 0;
+}
+
+static int info(struct mqstripe_info *in)
+{
+	struct mqstripe_member_info *m =
+		(struct mqstripe_member_info *)(uintptr_t)in->members_ptr;
+	struct fake_array *a;
+	uint32_t i;
+	int rc = check_hdr(&in->hdr, sizeof(*in), 0);
+
+	if (rc)
+		return rc;
+	if (!all_zero(in->reserved, sizeof(in->reserved)))
+		return -EINVAL;
+	load();
+	a = find(in->index);
+	if (!a)
+		return -ENODEV;
+	in->major = FAKE_MAJOR;
+	in->minor = a->index;
+	in->nr_members = a->nr;
+	in->state = MQSTRIPE_STATE_ACTIVE;
+	in->chunk_bytes = a->chunk;
+	in->data_offset_bytes = a->offset;
+	in->member_data_bytes = a->member_data;
+	in->capacity_bytes = a->member_data * a->nr;
+	in->queue_depth = a->qd;
+	in->nr_hw_queues = 2;
+	memcpy(in->name, a->name, sizeof(in->name));
+	memcpy(in->uuid, a->uuid, sizeof(in->uuid));
+	for (i = 0; i < a->nr && i < in->members_cap; i++) {
+		memset(&m[i], 0, sizeof(m[i]));
+		m[i].major = a->maj[i];
+		m[i].minor = a->min[i];
+		m[i].slot = i;
+		m[i].state = i == 1 ? MQSTRIPE_MEMBER_FAULTY :
+			     MQSTRIPE_MEMBER_OK;
+		m[i].size_bytes = a->size[i];
+		m[i].read_errors = i == 1 ? 3 : 0;
+		m[i].write_errors = i == 1 ? 1 : 0;
+	}
+	return 0;
+}
+
+static int list(struct mqstripe_list *l)
+{
+	uint32_t *idx = (uint32_t *)(uintptr_t)l->indexes_ptr;
+	uint32_t i, j, n = 0, sorted[MAX_ARRAYS];
+	int rc = check_hdr(&l->hdr, sizeof(*l), 0);
+
+	if (rc)
+		return rc;
+	if (l->count || !all_zero(l->reserved, sizeof(l->reserved)))
+		return -EINVAL;
+	load();
+	for (i = 0; i < nr_arrays; i++) {	/* ascending */
+		for (j = n; j > 0 && sorted[j - 1] > arrays[i].index; j--)
+			sorted[j] = sorted[j - 1];
+		sorted[j] = arrays[i].index;
+		n++;
+	}
+	l->count = n;
+	for (i = 0; i < n && i < l->indexes_cap; i++)
+		idx[i] = sorted[i];
+	return 0;
+}
+
+static int control(unsigned long req, void *arg)
+{
+	if (getenv("FAKE_MQS_EPERM"))
+		return -EPERM;
+	switch (req) {
+	case MQSTRIPE_IOC_GET_VERSION:
+		return get_version(arg);
+	case MQSTRIPE_IOC_CREATE:
+		return create(arg);
+	case MQSTRIPE_IOC_REMOVE:
+		return remove_array(arg);
+	case MQSTRIPE_IOC_INFO:
+		return info(arg);
+	case MQSTRIPE_IOC_LIST:
+		return list(arg);
+	}
+	return -ENOTTY;
+}
+
+/* ----- the interposed functions ----- */
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	const char *size = getenv("FAKE_MQS_MEMBER_SIZE");
+	const char *pbs = getenv("FAKE_MQS_MEMBER_PBS");
+	va_list ap;
+	void *arg;
+	int rc;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd >= 0 && fd == ctl_fd) {
+		rc = control(req, arg);
+		if (rc) {
+			errno = -rc;
+			return -1;
+		}
+		return 0;
+	}
+	if (req == BLKGETSIZE64 && size) {
+		*(uint64_t *)arg = strtoull(size, NULL, 0);
+		return 0;
+	}
+	if (req == BLKPBSZGET && pbs) {
+		*(unsigned int *)arg = (unsigned int)strtoul(pbs, NULL, 0);
+		return 0;
+	}
+	init_ioctl();
+	return real_ioctl(fd, req, arg);
+}
+
+static int do_open(int (*fn)(const char *, int, ...), const char *path,
+		   int flags, mode_t mode)
+{
+	char buf[4096];
+	const char *p = moved(path, buf, sizeof(buf));
+	int fd = fn(p, flags, mode);
+
+	if (fd >= 0 && !strcmp(path, "/dev/" MQSTRIPE_CONTROL_NAME))
+		ctl_fd = fd;
+	return fd;
+}
+
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	va_start(ap, flags);
+	if (flags & O_CREAT)
+		mode = va_arg(ap, mode_t);
+	va_end(ap);
+	init_open();
+	return do_open(real_open, path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	va_start(ap, flags);
+	if (flags & O_CREAT)
+		mode = va_arg(ap, mode_t);
+	va_end(ap);
+	init_open64();
+	return do_open(real_open64, path, flags, mode);
+}
+
+int stat(const char *path, struct stat *st)
+{
+	char buf[4096];
+
+	init_stat();
+	return real_stat(moved(path, buf, sizeof(buf)), st);
+}
+
+int lstat(const char *path, struct stat *st)
+{
+	char buf[4096];
+
+	init_lstat();
+	return real_lstat(moved(path, buf, sizeof(buf)), st);
+}
+
+int mknod(const char *path, mode_t mode, dev_t dev)
+{
+	char buf[4096];
+
+	init_mknod();
+	return real_mknod(moved(path, buf, sizeof(buf)), mode, dev);
+}
+
+int unlink(const char *path)
+{
+	char buf[4096];
+
+	init_unlink();
+	return real_unlink(moved(path, buf, sizeof(buf)));
+}
+
+int chown(const char *path, uid_t uid, gid_t gid)
+{
+	char buf[4096];
+
+	init_chown();
+	return real_chown(moved(path, buf, sizeof(buf)), uid, gid);
+}

@@ -1,0 +1,226 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# stripectl's command line without the module: usage errors (exit 2),
+# failures userspace detects (exit 1), help and version (exit 0).  Every
+# error must be exactly one line on stderr starting with "stripectl: ".
+#
+#   test_cli.sh [PATH/TO/stripectl]     (default: tools/stripectl/stripectl)
+#
+# Prints KTAP; tests that need root (mknod) or an absent module skip.
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+STRIPECTL=${1:-$TOP/tools/stripectl/stripectl}
+if [ ! -x "$STRIPECTL" ]; then
+	echo "# $STRIPECTL not built: make -C tools/stripectl" >&2
+	exit 1
+fi
+
+n=0
+fail=0
+nskip=0
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n $*"
+}
+
+not_ok() {
+	n=$((n + 1))
+	fail=$((fail + 1))
+	echo "not ok $n $*"
+}
+
+skip() {
+	local why=$1
+	shift
+	n=$((n + 1))
+	nskip=$((nskip + 1))
+	echo "ok $n $* # SKIP $why"
+}
+
+run() {
+	"$STRIPECTL" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+}
+
+# expect RC REGEX ARGS...: exit status RC; for RC != 0 exactly one line on
+# stderr, "stripectl: " and matching REGEX (grep -E), nothing on stdout.
+expect() {
+	local want=$1 re=$2 desc
+	shift 2
+	if [ $# -gt 6 ]; then
+		desc="stripectl $1 $2 $3 ... ($# arguments) -> $want"
+	else
+		desc="stripectl $* -> $want"
+	fi
+	desc=${desc//$'\n'/\\n}
+	run "$@"
+	if [ "$rc" -ne "$want" ]; then
+		not_ok "$desc (got exit $rc)"
+		sed 's/^/# stderr: /' "$TMP/err"
+		return
+	fi
+	if [ "$want" -ne 0 ]; then
+		if [ "$(wc -l <"$TMP/err")" -ne 1 ] ||
+		   ! grep -q '^stripectl: ' "$TMP/err" ||
+		   ! grep -qE -- "$re" "$TMP/err" ||
+		   [ -s "$TMP/out" ]; then
+			not_ok "$desc (message)"
+			sed 's/^/# stderr: /' "$TMP/err"
+			sed 's/^/# stdout: /' "$TMP/out"
+			return
+		fi
+		ok "$desc: $(cat "$TMP/err")"
+		return
+	fi
+	if [ -s "$TMP/err" ]; then
+		not_ok "$desc (stderr not empty)"
+		sed 's/^/# stderr: /' "$TMP/err"
+		return
+	fi
+	ok "$desc"
+}
+
+echo "KTAP version 1"
+echo "# stripectl command line ($STRIPECTL)"
+
+# --- usage errors: exit 2 ---
+expect 2 "no command given"
+expect 2 "'foo' is not a stripectl command" foo
+expect 2 "unknown option '--bogus'" --bogus
+expect 2 "create: no members given" create
+expect 2 "create: no members given" create --chunk 64K
+expect 2 "create: unknown option '--foo'" create --foo /dev/x
+expect 2 "create: unknown option '-x'" create -x /dev/x
+expect 2 "create: --chunk needs a value" create --chunk
+expect 2 "create: --chunk given twice" create -c 64K --chunk 64K /dev/x
+expect 2 "--chunk: 'abc' is not a size" create --chunk abc /dev/x
+expect 2 "--chunk: '-1' is negative" create --chunk -1 /dev/x
+expect 2 "--chunk: '99999999999999999999' is too large" create --chunk 99999999999999999999 /dev/x
+expect 2 "--chunk: '17179869184G' is too large" create --chunk 17179869184G /dev/x
+expect 2 "--chunk: '1.5M' is not a whole number" create --chunk 1.5M /dev/x
+expect 2 "--chunk: '4KB' is not a size" create --chunk 4KB /dev/x
+expect 2 "--chunk: chunk 3K is not a power of two" create --chunk 3K /dev/x
+expect 2 "--chunk: chunk 2K is smaller than 4K" create --chunk 2K /dev/x
+expect 2 "--chunk: chunk 32M is larger than 16M" create --chunk 32M /dev/x
+expect 2 "--data-offset: data offset 1000 is not a multiple of 4K" create --data-offset 1000 /dev/x
+expect 2 "--queue-depth: queue depth 0 is outside 1..4096" create --queue-depth 0 /dev/x
+expect 2 "--queue-depth: queue depth 4097 is outside 1..4096" create -q 4097 /dev/x
+expect 2 "--queue-depth: 'many' is not a number" create -q many /dev/x
+expect 2 "--name: name 'bad!' has the character '!'" create --name 'bad!' /dev/x
+expect 2 "--name: .* at most 31 are allowed" create --name aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa /dev/x
+expect 2 "--name: the name is empty" create --name '' /dev/x
+expect 2 "--name: name 'mqstripe3' looks like a device name" create --name mqstripe3 /dev/x
+expect 2 "--name: name has the byte 0x0a" create --name "$(printf 'a\nb')" /dev/x
+expect 2 "--uuid: 'xyz' is not a UUID" create --uuid xyz /dev/x
+expect 2 "--uuid: .* is the nil UUID" create --uuid 00000000-0000-0000-0000-000000000000 /dev/x
+# 65 x 16M > 1G, checked before the members are looked at
+mapfile -t many < <(seq -f "$TMP/none%g" 65)
+expect 2 "stripe width 65 members x 16M chunk = 1040M is larger than 1G: use --chunk 8M" create --chunk 16M "${many[@]}"
+mapfile -t many < <(seq -f "$TMP/none%g" 257)
+expect 2 "too many members: 257 given, at most 256" create "${many[@]}"
+expect 2 "stop: no DEVICE given" stop
+expect 2 "stop: unexpected argument 'b'" stop a b
+expect 2 "status: no DEVICE given" status
+expect 2 "status: unknown option '--bogus'" status --bogus mqstripe0
+expect 2 "list: unexpected argument 'x'" list x
+expect 2 "list: option '--json' takes no value" list --json=yes
+expect 2 "'nope' is not a stripectl command" help nope
+
+# --- failures seen in userspace: exit 1, naming the member ---
+expect 1 "^stripectl: $TMP/nonexistent: does not exist" create "$TMP/nonexistent"
+ln -s "$TMP/nowhere" "$TMP/dangling"
+expect 1 "^stripectl: $TMP/dangling: does not exist" create "$TMP/dangling"
+: >"$TMP/regular"
+expect 1 "^stripectl: $TMP/regular: not a block device but a regular file: attach it with 'losetup" create "$TMP/regular"
+expect 1 "^stripectl: /dev/null: not a block device but a character device" create /dev/null
+expect 1 "^stripectl: $TMP: not a block device but a directory" create "$TMP"
+expect 1 "^stripectl: $TMP/regular: not a block device" create --chunk 64K --name db "$TMP/regular" /dev/null
+
+# Block device nodes of major 60 (local/experimental: no driver behind
+# them).  The duplicate is found from st_rdev before anything is opened.
+if [ "$(id -u)" -eq 0 ] && mknod "$TMP/blk0" b 60 0 2>/dev/null &&
+   mknod "$TMP/blk1" b 60 1 2>/dev/null; then
+	ln -s blk0 "$TMP/link0"
+	expect 1 "^stripectl: $TMP/link0: the same device as $TMP/blk0 \(given twice\)" create "$TMP/blk0" "$TMP/blk1" "$TMP/link0"
+	expect 1 "^stripectl: $TMP/blk1: given twice" create "$TMP/blk1" "$TMP/blk0" "$TMP/blk1"
+	if [ -e /sys/dev/block/60:0 ]; then
+		skip "60:0 has a driver here" "member without a disk"
+	else
+		expect 1 "^stripectl: $TMP/blk0: no disk behind the device node" create "$TMP/blk0" "$TMP/blk1"
+	fi
+else
+	skip "needs root for mknod" "duplicate member via symlink"
+	skip "needs root for mknod" "duplicate member by path"
+	skip "needs root for mknod" "member without a disk"
+fi
+
+# An unbound loop device opens fine and has 0 bytes: too small.
+loop=
+for s in /sys/block/loop*; do
+	[ -e "$s" ] || break
+	if [ "$(cat "$s/size" 2>/dev/null)" = 0 ] && [ ! -e "$s/loop" ] &&
+	   [ -b "/dev/${s##*/}" ]; then
+		loop=/dev/${s##*/}
+		break
+	fi
+done
+if [ "$(id -u)" -ne 0 ]; then
+	skip "needs root" "member too small (unbound loop device)"
+elif [ -z "$loop" ]; then
+	skip "no unbound loop device" "member too small (unbound loop device)"
+else
+	expect 1 "^stripectl: $loop: member is too small: needs at least data offset \+ one chunk \(1572864 bytes\), has 0 bytes" create "$loop"
+fi
+
+# --- no module: the control device is missing ---
+if [ -e /dev/mqstripe-control ] || [ -e /sys/class/misc/mqstripe-control ]; then
+	for c in list status stop; do
+		skip "the module is loaded" "$c without the module"
+	done
+else
+	msg="^stripectl: /dev/mqstripe-control not found: load the module with 'modprobe mqstripe'\$"
+	expect 1 "$msg" list
+	expect 1 "$msg" list --json
+	expect 1 "$msg" status mqstripe0
+	expect 1 "$msg" status --json /dev/mqstripe0
+	expect 1 "$msg" stop /dev/mqstripe0
+	expect 1 "$msg" stop db
+fi
+
+# --- help and version: exit 0, on stdout ---
+expect 0 "" --help
+if grep -q '^Usage: stripectl ' "$TMP/out"; then
+	ok "--help prints the usage"
+else
+	not_ok "--help prints the usage"
+fi
+expect 0 "" -h
+expect 0 "" help
+for c in create stop list status help; do
+	expect 0 "" "$c" --help
+	if grep -q "^Usage: stripectl $c" "$TMP/out" &&
+	   [ "$(awk 'length > 80' "$TMP/out" | wc -l)" -eq 0 ]; then
+		ok "$c --help: usage on stdout, lines of at most 80 columns"
+	else
+		not_ok "$c --help: usage on stdout, lines of at most 80 columns"
+	fi
+	expect 0 "" help "$c"
+done
+expect 0 "" create --chunk 64K --help
+
+expect 0 "" --version
+version=$(sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*$/\1/p' "$TOP/dkms.conf")
+first=$(head -n 1 "$TMP/out")
+if [ "$first" = "stripectl $version" ]; then
+	ok "--version prints 'stripectl $version' (dkms.conf)"
+else
+	not_ok "--version prints 'stripectl $version' (dkms.conf), got '$first'"
+fi
+
+echo "1..$n"
+echo "# totals: pass:$((n - fail - nskip)) fail:$fail skip:$nskip"
+[ "$fail" -eq 0 ]

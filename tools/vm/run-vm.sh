@@ -1,0 +1,457 @@
+#!/bin/bash
+# run-vm.sh [options] -- COMMAND [ARGS...]
+#
+# Boot one QEMU guest (Debian 6.1 / 6.12 kernel or the debug kernel) whose
+# root is the host root shared read-only over 9p with a tmpfs overlay, attach
+# fresh NVMe (and optional virtio-blk) disks, run COMMAND as root in the
+# host's current directory, stream the console, and exit with COMMAND's exit
+# status. See tools/vm/README.md.
+set -euo pipefail
+
+# shellcheck disable=SC2034 # used by common.sh
+MQS_PROG=run-vm
+# shellcheck source=SCRIPTDIR/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+usage() {
+	cat <<'EOF'
+usage: run-vm.sh [options] -- COMMAND [ARGS...]
+
+COMMAND runs as root in the guest via bash -c, in the host's current directory.
+One argument is a shell script ("uname -r; lsblk"); several are an argv whose
+words are kept as given.
+
+  --kernel K          6.1 | 6.12 | debug | <full release>  (default: $KVER or 6.12)
+  --cpus N            vCPUs (default 4)
+  --mem MiB           guest memory (default 4096)
+  --nvme COUNT        fresh NVMe disks (default 4)
+  --nvme-size SIZE    their size, sparse raw images (default 1G)
+  --nvme-lbs BYTES    logical_block_size of the NVMe namespaces
+  --nvme-pbs BYTES    physical_block_size of the NVMe namespaces
+  --nvme-opts STR     extra -device nvme properties, e.g. mdts=5,max_ioqpairs=2
+  --nvme-images F,F.. attach these existing images, in this order (instead of fresh)
+  --keep-images DIR   create the fresh images in DIR and keep them
+  --virtio-blk C:S[:LBS[:PBS]]  C extra virtio-blk disks of size S (repeatable)
+  --share DIR         mount host DIR read-write at the same path (repeatable)
+  --env NAME=VALUE    export NAME in the guest (repeatable)
+  --append ARGS       extra kernel command line
+  --timeout SEC       kill the guest after SEC s, exit 124 (default 900)
+  --udev              start systemd-udevd and trigger/settle before COMMAND
+  --accel A           tcg | kvm | auto (default: $MQS_ACCEL or tcg)
+  --console-log FILE  also save the raw console output to FILE
+  -v, --verbose       print the qemu command line
+  -h, --help          this text
+
+Exit status: COMMAND's; 124 guest timed out; 125 guest died without an exit
+status (panic/crash) or qemu failed; 2 usage error; 130 interrupted.
+Environment: KVER, MQS_ACCEL, MQS_VM_CACHE (default <repo>/build/vm),
+MQS_DEBUG_KERNEL (default <repo>/../shared/debug-kernel), MQS_QEMU, MQS_CPU.
+EOF
+	exit "${1:-0}"
+}
+
+kernel=${KVER:-6.12}
+cpus=4
+mem=4096
+nvme_count=4
+nvme_size=1G
+nvme_lbs=''
+nvme_pbs=''
+nvme_opts=''
+nvme_images=''
+keep_dir=''
+vblk_specs=()
+shares=()
+envs=()
+append=''
+timeout_s=900
+udev=0
+accel=${MQS_ACCEL:-tcg}
+console_log=''
+verbose=0
+
+is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; *) return 0 ;; esac; }
+
+while [ $# -gt 0 ]; do
+	opt=$1
+	val=''
+	has_val=0
+	case $opt in
+	--*=*) val=${opt#*=}; opt=${opt%%=*}; has_val=1 ;;
+	esac
+	case $opt in
+	--) shift; break ;;
+	-h | --help) usage 0 ;;
+	-v | --verbose) verbose=1; shift; continue ;;
+	--udev) udev=1; shift; continue ;;
+	--kernel | --cpus | --mem | --nvme | --nvme-size | --nvme-lbs | --nvme-pbs | --nvme-opts | \
+		--nvme-images | --keep-images | --virtio-blk | --share | --env | --append | --timeout | \
+		--accel | --console-log) ;;
+	*) mqs_warn "unknown option: $opt"; usage 2 ;;
+	esac
+	if [ "$has_val" = 0 ]; then
+		[ $# -ge 2 ] || mqs_die "$opt needs an argument"
+		val=$2
+		shift 2
+	else
+		shift
+	fi
+	case $opt in
+	--kernel) kernel=$val ;;
+	--cpus) cpus=$val ;;
+	--mem) mem=$val ;;
+	--nvme) nvme_count=$val ;;
+	--nvme-size) nvme_size=$val ;;
+	--nvme-lbs) nvme_lbs=$val ;;
+	--nvme-pbs) nvme_pbs=$val ;;
+	--nvme-opts) nvme_opts=$val ;;
+	--nvme-images) nvme_images=$val ;;
+	--keep-images) keep_dir=$val ;;
+	--virtio-blk) vblk_specs+=("$val") ;;
+	--share) shares+=("$val") ;;
+	--env) envs+=("$val") ;;
+	--append) append="$append $val" ;;
+	--timeout) timeout_s=$val ;;
+	--accel) accel=$val ;;
+	--console-log) console_log=$val ;;
+	esac
+done
+[ $# -ge 1 ] || { mqs_warn "no COMMAND given"; usage 2; }
+
+if ! is_uint "$cpus" || [ "$cpus" -lt 1 ]; then mqs_die "--cpus: not a positive number: $cpus"; fi
+if ! is_uint "$mem" || [ "$mem" -lt 256 ]; then mqs_die "--mem: need at least 256 (MiB): $mem"; fi
+is_uint "$nvme_count" || mqs_die "--nvme: not a number: $nvme_count"
+if ! is_uint "$timeout_s" || [ "$timeout_s" -lt 1 ]; then mqs_die "--timeout: not a positive number: $timeout_s"; fi
+for v in "$nvme_lbs" "$nvme_pbs"; do
+	[ -z "$v" ] || is_uint "$v" || mqs_die "--nvme-lbs/--nvme-pbs: not a number: $v"
+done
+for e in "${envs[@]}"; do
+	case $e in
+	[A-Za-z_]*=*) n=${e%%=*}; case $n in *[!A-Za-z0-9_]*) mqs_die "--env: bad name: $n" ;; esac ;;
+	*) mqs_die "--env: expected NAME=VALUE: $e" ;;
+	esac
+done
+
+# --- kernel ---
+# Sets kimage, krel, and for the debug kernel kmoddir/kbuild (host paths).
+kimage=''
+krel=''
+kmoddir=''
+kbuild=''
+use_debug() {
+	local dbg
+	dbg=$(mqs_debug_kernel_dir)
+	[ -r "$dbg/bzImage" ] || mqs_die "debug kernel not found: $dbg/bzImage (set MQS_DEBUG_KERNEL)"
+	[ -d "$dbg/modules" ] || mqs_die "debug kernel modules not found: $dbg/modules"
+	dbg=$(cd "$dbg" && pwd -P)
+	kimage=$dbg/bzImage
+	krel=$(mqs_image_release "$kimage") || mqs_die "cannot read the release of $kimage"
+	kmoddir=$dbg/modules
+	[ -d "$dbg/build" ] && kbuild=$dbg/build
+	return 0
+}
+resolve_kernel() {
+	local k=$1 dbg drel c
+	if [ "$k" = debug ]; then
+		use_debug
+		return
+	fi
+	if [ -e "/boot/vmlinuz-$k" ]; then
+		kimage=/boot/vmlinuz-$k
+		krel=$k
+		return
+	fi
+	dbg=$(mqs_debug_kernel_dir)
+	drel=$(mqs_image_release "$dbg/bzImage" 2>/dev/null || true)
+	if [ -n "$drel" ] && [ "$drel" = "$k" ]; then
+		use_debug
+		return
+	fi
+	# Prefix: 6.1 -> newest /boot/vmlinuz-6.1.*, 6.12 -> /boot/vmlinuz-6.12.*
+	c=$(find /boot -maxdepth 1 \( -name "vmlinuz-$k.*" -o -name "vmlinuz-$k-*" -o -name "vmlinuz-$k+*" \) \
+		-printf '%f\n' 2>/dev/null | sed 's/^vmlinuz-//' | sort -V | tail -n1)
+	[ -n "$c" ] || mqs_die "no kernel matches '$k' (see /boot/vmlinuz-*, or 'debug')"
+	kimage=/boot/vmlinuz-$c
+	krel=$c
+}
+resolve_kernel "$kernel"
+[ -r "$kimage" ] || mqs_die "cannot read $kimage"
+if [ -z "$kmoddir" ] && [ ! -d "/lib/modules/$krel/kernel" ]; then
+	mqs_die "/lib/modules/$krel not found on the host (install the kernel's package)"
+fi
+
+qemu_bin=${MQS_QEMU:-qemu-system-x86_64}
+command -v "$qemu_bin" >/dev/null || mqs_die "$qemu_bin not found (apt-get install qemu-system-x86)"
+
+# --- initramfs (cached per release) ---
+cache=$(mqs_cache_dir)
+mkdir -p "$cache"
+initrd=$cache/initramfs-$krel.cpio.gz
+"$MQS_VM_DIR/mkinitramfs.sh" "$krel" "$initrd" ${kmoddir:+"$kmoddir"} ||
+	mqs_die "building the initramfs failed"
+
+# --- per-run state; cleaned up on exit ---
+tmp=''
+qpid=''
+fpid=''
+# shellcheck disable=SC2317 # invoked by the EXIT trap
+cleanup() {
+	set +e
+	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
+		kill -TERM "$qpid" 2>/dev/null
+		for _ in $(seq 1 50); do
+			kill -0 "$qpid" 2>/dev/null || break
+			sleep 0.2
+		done
+		pkill -KILL -P "$qpid" 2>/dev/null
+		kill -KILL "$qpid" 2>/dev/null
+	fi
+	[ -n "$qpid" ] && wait "$qpid" 2>/dev/null
+	[ -n "$fpid" ] && wait "$fpid" 2>/dev/null
+	if [ -n "$console_log" ] && [ -n "$tmp" ] && [ -f "$tmp/console.log" ]; then
+		cp "$tmp/console.log" "$console_log" 2>/dev/null || mqs_warn "cannot write $console_log"
+	fi
+	[ -n "$tmp" ] && rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'mqs_warn interrupted; exit 130' INT
+trap 'mqs_warn terminated; exit 143' TERM
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mqs-vm.XXXXXX")
+mkdir "$tmp/job"
+
+# Single quotes for the busybox-sh config file.
+sq() {
+	local s=${1//\'/\'\\\'\'}
+	printf "'%s'" "$s"
+}
+# Escape commas for qemu option values.
+qe() { printf '%s' "${1//,/,,}"; }
+
+serial_for() {
+	printf 'mqs%s' "$(printf '%s' "$1" | sha256sum | cut -c1-12)"
+}
+
+qargs=()
+
+# --- NVMe disks ---
+nvme_files=()
+if [ -n "$nvme_images" ]; then
+	IFS=, read -r -a given <<<"$nvme_images"
+	for f in "${given[@]}"; do
+		[ -f "$f" ] || mqs_die "--nvme-images: no such file: $f"
+		nvme_files+=("$(realpath "$f")")
+	done
+else
+	imgdir=$tmp
+	if [ -n "$keep_dir" ]; then
+		mkdir -p "$keep_dir"
+		imgdir=$(cd "$keep_dir" && pwd -P)
+	fi
+	for ((i = 0; i < nvme_count; i++)); do
+		f=$imgdir/nvme$i.img
+		rm -f "$f"
+		truncate -s "$nvme_size" "$f" || mqs_die "--nvme-size: cannot create $f of size $nvme_size"
+		nvme_files+=("$f")
+	done
+fi
+# qemu refuses logical > physical; default the physical size to the logical.
+[ -n "$nvme_lbs" ] && [ -z "$nvme_pbs" ] && nvme_pbs=$nvme_lbs
+nprops=''
+[ -n "$nvme_lbs" ] && nprops+=",logical_block_size=$nvme_lbs"
+[ -n "$nvme_pbs" ] && nprops+=",physical_block_size=$nvme_pbs"
+[ -n "$nvme_opts" ] && nprops+=",${nvme_opts#,}"
+i=0
+for f in "${nvme_files[@]}"; do
+	qargs+=(-drive "file=$(qe "$f"),if=none,id=nvm$i,format=raw,cache=unsafe"
+		-device "nvme,serial=$(serial_for "$f"),drive=nvm$i$nprops")
+	i=$((i + 1))
+done
+nvme_total=${#nvme_files[@]}
+
+# --- virtio-blk disks ---
+vblk_total=0
+for spec in "${vblk_specs[@]}"; do
+	IFS=: read -r vc vs vl vp extra <<<"$spec"
+	if [ -n "${extra:-}" ] || ! is_uint "${vc:-}" || [ -z "${vs:-}" ]; then
+		mqs_die "--virtio-blk: expected COUNT:SIZE[:LBS[:PBS]]: $spec"
+	fi
+	vl=${vl:-512}
+	vp=${vp:-$vl}
+	if ! is_uint "$vl" || ! is_uint "$vp"; then mqs_die "--virtio-blk: bad block sizes: $spec"; fi
+	for ((k = 0; k < vc; k++)); do
+		f=${keep_dir:+$(cd "$keep_dir" && pwd -P)}
+		f=${f:-$tmp}/vblk$vblk_total.img
+		rm -f "$f"
+		truncate -s "$vs" "$f" || mqs_die "--virtio-blk: cannot create $f of size $vs"
+		qargs+=(-drive "file=$(qe "$f"),if=none,id=vbk$vblk_total,format=raw,cache=unsafe"
+			-device "virtio-blk-pci,drive=vbk$vblk_total,serial=mqsvblk$vblk_total,logical_block_size=$vl,physical_block_size=$vp")
+		vblk_total=$((vblk_total + 1))
+	done
+done
+
+# --- 9p shares: host root (ro), job dir, --share dirs ---
+qargs+=(-fsdev "local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap"
+	-device "virtio-9p-pci,fsdev=fsroot,mount_tag=mqsroot"
+	-fsdev "local,id=fsjob,path=$(qe "$tmp/job"),security_model=none,multidevs=remap"
+	-device "virtio-9p-pci,fsdev=fsjob,mount_tag=mqsjob")
+share_cfg=''
+i=0
+for d in "${shares[@]}"; do
+	mkdir -p "$d"
+	d=$(cd "$d" && pwd -P)
+	qargs+=(-fsdev "local,id=fsshare$i,path=$(qe "$d"),security_model=none,multidevs=remap"
+		-device "virtio-9p-pci,fsdev=fsshare$i,mount_tag=mqsshare$i")
+	share_cfg+="MQS_SHARE_$i=$(sq "$d")"$'\n'
+	i=$((i + 1))
+done
+
+# --- job description for the guest ---
+nonce=$(od -An -tx4 -N8 /dev/urandom | tr -d ' \n')
+{
+	echo "MQS_NVME=$nvme_total"
+	echo "MQS_VBLK=$vblk_total"
+	echo "MQS_UDEV=$udev"
+	echo "MQS_SHARES=${#shares[@]}"
+	printf '%s' "$share_cfg"
+	echo "MQS_RELEASE=$(sq "$krel")"
+	echo "MQS_MODDIR=$(sq "$kmoddir")"
+	echo "MQS_MODBUILD=$(sq "$kbuild")"
+	echo "MQS_NONCE=$nonce"
+} >"$tmp/job/config"
+
+guest_path=$PATH
+for d in /usr/local/sbin /usr/sbin /sbin; do
+	case ":$guest_path:" in *":$d:"*) ;; *) guest_path=$guest_path:$d ;; esac
+done
+if [ $# -eq 1 ]; then
+	script=$1
+else
+	script=$(printf '%q ' "$@")
+fi
+{
+	echo "# generated by run-vm.sh"
+	printf 'export PATH=%q\n' "$guest_path"
+	echo 'export MQS_GUEST=1'
+	# shellcheck disable=SC2016
+	echo 'MQS_KVER=$(uname -r); export MQS_KVER'
+	for e in "${envs[@]}"; do
+		printf 'export %s=%q\n' "${e%%=*}" "${e#*=}"
+	done
+	printf 'cd -- %q || { echo "run-vm: cannot cd to %q in the guest" >&2; exit 1; }\n' "$PWD" "$PWD"
+	printf 'exec bash -c %q\n' "$script"
+} >"$tmp/job/job.sh"
+
+# --- kernel command line ---
+cmdline="console=ttyS0,115200 loglevel=5 panic=-1 watchdog_thresh=60"
+cmdline+=" rcupdate.rcu_cpu_stall_timeout=300 mitigations=off random.trust_cpu=on"
+cmdline+=" 8250.nr_uarts=1 i8042.noaux i8042.nomux i8042.nopnp tsc=reliable no_timer_check"
+cmdline+=" rdinit=/init$append"
+
+# --- accelerator ---
+accel_args() {
+	case $1 in
+	tcg) printf '%s\n' -accel tcg,thread=multi -cpu "${MQS_CPU:-max}" ;;
+	kvm) printf '%s\n' -accel kvm -cpu "${MQS_CPU:-host}" ;;
+	esac
+}
+kvm_probe() {
+	# One short boot under KVM; the result is cached per host and kernel.
+	local f r plog
+	f=$cache/kvm-probe-$(hostname 2>/dev/null || echo host)-$krel
+	if [ -r "$f" ]; then
+		r=$(cat "$f")
+	else
+		r=fail
+		plog=$tmp/probe.log
+		if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+			(timeout -k 5 30 "$qemu_bin" -nodefaults -no-user-config -machine q35 -accel kvm -cpu host \
+				-m 256 -display none -chardev "file,id=con0,path=$(qe "$plog")" -serial chardev:con0 \
+				-no-reboot -kernel "$kimage" -initrd "$initrd" \
+				-append "console=ttyS0 panic=-1 loglevel=1 mqs.probe=1" </dev/null; :) >/dev/null 2>&1
+			grep -q MQS-PROBE-OK "$plog" 2>/dev/null && r=ok
+		fi
+		echo "$r" >"$f"
+	fi
+	[ "$r" = ok ]
+}
+case $accel in
+tcg | kvm) ;;
+auto) if kvm_probe; then accel=kvm; else accel=tcg; fi ;;
+*) mqs_die "--accel: expected tcg, kvm or auto: $accel" ;;
+esac
+mapfile -t aargs < <(accel_args "$accel")
+
+: >"$tmp/console.log"
+qcmd=("$qemu_bin" -nodefaults -no-user-config -machine q35 "${aargs[@]}"
+	-smp "$cpus" -m "$mem" -display none
+	-chardev "file,id=con0,path=$(qe "$tmp/console.log"),append=on" -serial chardev:con0
+	-no-reboot -kernel "$kimage" -initrd "$initrd" -append "$cmdline"
+	"${qargs[@]}")
+if [ "$verbose" = 1 ]; then
+	mqs_warn "kernel $krel ($kimage), accel $accel"
+	mqs_warn "$(printf '%q ' "${qcmd[@]}")"
+fi
+
+awk_opts=()
+if awk -W version 2>&1 | grep -qi mawk; then awk_opts=(-W interactive); fi
+
+start=$(date +%s)
+timeout -k 10 "$timeout_s" "${qcmd[@]}" </dev/null &
+qpid=$!
+# Stream the console, without the exit marker, which goes to a file.
+tail -n +1 -s 0.2 -f --pid="$qpid" "$tmp/console.log" |
+	awk "${awk_opts[@]}" -v nonce="$nonce" -v sfile="$tmp/marker" '
+	{
+		sub(/\r+$/, "")
+		gsub(/\r/, "")
+		i = index($0, "MQS-EXIT-STATUS=")
+		if (i > 0) {
+			rest = substr($0, i + 16)
+			j = index(rest, "@" nonce)
+			st = substr(rest, 1, j - 1)
+			if (j > 1 && st ~ /^[0-9]+$/) {
+				print st > sfile
+				close(sfile)
+				if (i > 1) print substr($0, 1, i - 1)
+				fflush()
+				next
+			}
+		}
+		print
+		fflush()
+	}' &
+fpid=$!
+
+qrc=0
+wait "$qpid" || qrc=$?
+qpid=''
+wait "$fpid" || true
+fpid=''
+elapsed=$(($(date +%s) - start))
+
+rc=''
+if [ -s "$tmp/marker" ]; then
+	rc=$(head -n1 "$tmp/marker")
+elif [ -s "$tmp/job/status" ]; then
+	rc=$(head -n1 "$tmp/job/status")
+	mqs_warn "exit marker not seen on the console; using the guest's status file"
+fi
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	if [ -n "$rc" ]; then
+		mqs_warn "guest did not power off within ${timeout_s} s after the command finished"
+	else
+		echo "run-vm: guest timed out after $timeout_s s" >&2
+		exit 124
+	fi
+fi
+if [ -z "$rc" ]; then
+	if [ "$qrc" != 0 ]; then
+		echo "run-vm: qemu exited with status $qrc" >&2
+	fi
+	echo "run-vm: guest died without an exit status (kernel panic or crash), see console above" >&2
+	exit 125
+fi
+[ "$verbose" = 1 ] && mqs_warn "guest exited with status $rc after $elapsed s"
+exit "$rc"
