@@ -28,7 +28,7 @@ VM_KERNELS ?= $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.1.*-amd64/
 DEBUG_KERNEL ?= $(abspath ../shared/debug-kernel)
 MODULE_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h module/uapi/*.h module/probes/*.c) module/probe.sh
 
-.PHONY: all deps module module-clean stripectl vm-modules check unit-check \
+.PHONY: debug-module all deps module module-clean stripectl vm-modules check unit-check \
 	demo clean
 
 all: stripectl module
@@ -52,11 +52,17 @@ build/%/mqstripe.ko: $(MODULE_SRC)
 	@mkdir -p build/$*
 	@rm -rf build/$*/module && cp -r Kbuild dkms.conf module build/$*/
 	@rm -f build/$*/module/mqstripe_probed.h
-	kdir=$$( [ -d /lib/modules/$*/build ] && echo /lib/modules/$*/build || echo $(DEBUG_KERNEL)/build ); \
+	if [ -d /lib/modules/$*/build ]; then kdir=/lib/modules/$*/build; else \
+		kdir=$(CURDIR)/build/debug-kdir; \
+		sh tools/vm/debug-kdir.sh $(DEBUG_KERNEL)/build $$kdir || exit 1; fi; \
 	sh build/$*/module/probe.sh $$kdir build/$*/module/mqstripe_probed.h && \
 	$(MAKE) -C $$kdir M=$(CURDIR)/build/$* W=$(W) modules
 
 vm-modules: $(foreach k,$(VM_KERNELS),build/$(k)/mqstripe.ko)
+
+# The debug kernel of ../shared/debug-kernel (uname -r 6.12.117), when present.
+DEBUG_RELEASE := 6.12.117
+debug-module: build/$(DEBUG_RELEASE)/mqstripe.ko
 
 unit-check:
 	$(MAKE) -C tools/tests check

@@ -219,6 +219,7 @@ stage2() {
 	fi
 
 	trace "running the job"
+	: >/run/mqs/job/started
 	# Run the job with a clean environment; job.sh sets PATH and the rest.
 	env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/bash TERM=dumb \
 		LANG=C.UTF-8 PAGER=cat SYSTEMD_PAGER=cat \

@@ -44,7 +44,7 @@ words are kept as given.
 
 Exit status: COMMAND's; 124 guest timed out; 125 guest died without an exit
 status (panic/crash) or qemu failed; 2 usage error; 130 interrupted.
-Environment: KVER, MQS_ACCEL, MQS_VM_CACHE (default <repo>/build/vm),
+Environment: KVER, MQS_ACCEL, MQS_VM_CACHE (default <repo>/build/vm), MQS_BOOT_RETRIES,
 MQS_DEBUG_KERNEL (default <repo>/../shared/debug-kernel), MQS_QEMU, MQS_CPU.
 EOF
 	exit "${1:-0}"
@@ -208,8 +208,8 @@ cleanup() {
 	fi
 	[ -n "$qpid" ] && wait "$qpid" 2>/dev/null
 	[ -n "$fpid" ] && wait "$fpid" 2>/dev/null
-	if [ -n "$console_log" ] && [ -n "$tmp" ] && [ -f "$tmp/console.log" ]; then
-		cp "$tmp/console.log" "$console_log" 2>/dev/null || mqs_warn "cannot write $console_log"
+	if [ -n "$console_log" ] && [ -n "$tmp" ] && [ -f "$tmp/console.0.log" ]; then
+		cat "$tmp"/console.[0-9]*.log >"$console_log" 2>/dev/null || mqs_warn "cannot write $console_log"
 	fi
 	[ -n "$tmp" ] && rm -rf "$tmp"
 }
@@ -383,52 +383,74 @@ auto) if kvm_probe; then accel=kvm; else accel=tcg; fi ;;
 esac
 mapfile -t aargs < <(accel_args "$accel")
 
-: >"$tmp/console.log"
 qcmd=("$qemu_bin" -nodefaults -no-user-config -machine q35 "${aargs[@]}"
 	-smp "$cpus" -m "$mem" -display none
-	-chardev "file,id=con0,path=$(qe "$tmp/console.log"),append=on" -serial chardev:con0
+	-chardev CONSOLE -serial chardev:con0
 	-no-reboot -kernel "$kimage" -initrd "$initrd" -append "$cmdline"
 	"${qargs[@]}")
-if [ "$verbose" = 1 ]; then
-	mqs_warn "kernel $krel ($kimage), accel $accel"
-	mqs_warn "$(printf '%q ' "${qcmd[@]}")"
-fi
+for console_idx in "${!qcmd[@]}"; do
+	[ "${qcmd[console_idx]}" = CONSOLE ] && break
+done
+[ "$verbose" = 1 ] && mqs_warn "kernel $krel ($kimage), accel $accel"
 
 awk_opts=()
 if awk -W version 2>&1 | grep -qi mawk; then awk_opts=(-W interactive); fi
 
-start=$(date +%s)
-timeout -k 10 "$timeout_s" "${qcmd[@]}" </dev/null &
-qpid=$!
-# Stream the console, without the exit marker, which goes to a file.
-tail -n +1 -s 0.2 -f --pid="$qpid" "$tmp/console.log" |
-	awk "${awk_opts[@]}" -v nonce="$nonce" -v sfile="$tmp/marker" '
-	{
-		sub(/\r+$/, "")
-		gsub(/\r/, "")
-		i = index($0, "MQS-EXIT-STATUS=")
-		if (i > 0) {
-			rest = substr($0, i + 16)
-			j = index(rest, "@" nonce)
-			st = substr(rest, 1, j - 1)
-			if (j > 1 && st ~ /^[0-9]+$/) {
-				print st > sfile
-				close(sfile)
-				if (i > 1) print substr($0, 1, i - 1)
-				fflush()
-				next
+# One boot; sets qrc (qemu's exit status, 124 on timeout).
+boot_once() {
+	local log=$1
+	: >"$log"
+	qcmd[console_idx]="file,id=con0,path=$(qe "$log"),append=on"
+	[ "$verbose" = 1 ] && mqs_warn "$(printf '%q ' "${qcmd[@]}")"
+	timeout -k 10 "$timeout_s" "${qcmd[@]}" </dev/null &
+	qpid=$!
+	# Stream the console, without the exit marker, which goes to a file.
+	tail -n +1 -s 0.2 -f --pid="$qpid" "$log" |
+		awk "${awk_opts[@]}" -v nonce="$nonce" -v sfile="$tmp/marker" '
+		{
+			sub(/\r+$/, "")
+			gsub(/\r/, "")
+			i = index($0, "MQS-EXIT-STATUS=")
+			if (i > 0) {
+				rest = substr($0, i + 16)
+				j = index(rest, "@" nonce)
+				st = substr(rest, 1, j - 1)
+				if (j > 1 && st ~ /^[0-9]+$/) {
+					print st > sfile
+					close(sfile)
+					if (i > 1) print substr($0, 1, i - 1)
+					fflush()
+					next
+				}
 			}
-		}
-		print
-		fflush()
-	}' &
-fpid=$!
+			print
+			fflush()
+		}' &
+	fpid=$!
+	qrc=0
+	wait "$qpid" || qrc=$?
+	qpid=''
+	wait "$fpid" || true
+	fpid=''
+}
 
-qrc=0
-wait "$qpid" || qrc=$?
-qpid=''
-wait "$fpid" || true
-fpid=''
+# A guest that dies before COMMAND starts (no "started" file in the job share)
+# is a boot failure, not a test result: boot again, MQS_BOOT_RETRIES times.
+retries=${MQS_BOOT_RETRIES:-1}
+is_uint "$retries" || retries=1
+start=$(date +%s)
+attempt=0
+while :; do
+	rm -f "$tmp/marker" "$tmp/job/status" "$tmp/job/started"
+	boot_once "$tmp/console.$attempt.log"
+	if [ "$qrc" = 0 ] && [ ! -s "$tmp/marker" ] && [ ! -e "$tmp/job/status" ] &&
+		[ ! -e "$tmp/job/started" ] && [ "$attempt" -lt "$retries" ]; then
+		attempt=$((attempt + 1))
+		mqs_warn "guest died before COMMAND started (boot failure); booting again ($attempt/$retries)"
+		continue
+	fi
+	break
+done
 elapsed=$(($(date +%s) - start))
 
 rc=''
