@@ -42,9 +42,11 @@ module:
 	sh module/probe.sh $(KDIR) module/mqstripe_probed.h
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# Not kbuild's clean: it would also delete build/*/mqstripe.ko.
 module-clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -f module/mqstripe_probed.h
+	rm -f mqstripe.ko mqstripe.o mqstripe.mod mqstripe.mod.c mqstripe.mod.o \
+		Module.symvers modules.order .module-common.o .*.cmd \
+		module/*.o module/.*.cmd module/mqstripe_probed.h
 
 # One out-of-tree copy per kernel, so builds for several kernels coexist:
 # build/<release>/mqstripe.ko, loaded by the VM tests.
@@ -82,3 +84,125 @@ clean: module-clean
 	$(MAKE) -C tools/stripectl clean
 	$(MAKE) -C tools/tests clean
 	rm -rf build
+
+# ---- installation and packaging -------------------------------------------
+#
+#   make install [DESTDIR=] [PREFIX=/usr]  stripectl, stripectl(8), bash completion
+#   make uninstall [DESTDIR=] [PREFIX=/usr]  removes exactly what install put
+#   make dkms-install [KVERS="<release>..."]  the module source to
+#       /usr/src/mqstripe-<version>/, then dkms add, build and install for
+#       KVERS (default: every kernel whose headers are installed)
+#   make dkms-uninstall                    dkms remove --all, remove the source
+#   make deb                               build/deb/mqstripe-dkms_<v>_all.deb and
+#       build/deb/stripectl_<v>_<arch>.deb (tools/debian/), then lintian
+#   make pkg-check                         the tests of these (tools/tests/pkg/)
+
+PREFIX ?= /usr
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+
+# Hook for the persistence issue: list its udev rule(s) and systemd unit(s)
+# (paths in the repository) here; install and uninstall handle them, "make
+# deb" stages them.  Add them to tools/debian/stripectl.install too, and
+# call dh_installsystemd/dh_installudev from tools/debian/rules if the unit
+# must be enabled or udev reloaded on package installation.
+UDEV_RULES :=
+SYSTEMD_UNITS :=
+UDEVRULESDIR ?= /lib/udev/rules.d
+SYSTEMDUNITDIR ?= /lib/systemd/system
+
+INSTALLED := $(SBINDIR)/stripectl $(MANDIR)/man8/stripectl.8.gz \
+	$(BASHCOMPDIR)/stripectl \
+	$(addprefix $(UDEVRULESDIR)/,$(notdir $(UDEV_RULES))) \
+	$(addprefix $(SYSTEMDUNITDIR)/,$(notdir $(SYSTEMD_UNITS)))
+
+# The module source, exactly: what DKMS and the mqstripe-dkms package get.
+DKMS_NAME := mqstripe
+DKMS_FILES := Kbuild Makefile dkms.conf module/probe.sh \
+	$(filter-out module/mqstripe_probed.h,$(wildcard module/*.c module/*.h)) \
+	$(wildcard module/uapi/*.h module/probes/*.c)
+DKMS_SRCDIR ?= /usr/src/$(DKMS_NAME)-$(VERSION)
+# Kernels for dkms-install: those with headers (a build tree) installed.
+KVERS ?= $(patsubst /lib/modules/%/build/Makefile,%,$(wildcard /lib/modules/*/build/Makefile))
+
+DEB_DIR := build/deb
+DEB_SRC := $(DEB_DIR)/src/$(DKMS_NAME)-$(VERSION)
+DEB_FILES := $(DKMS_FILES) README.md tools/stripectl/Makefile \
+	$(wildcard tools/stripectl/*.c tools/stripectl/*.h) \
+	tools/stripectl/stripectl.8 tools/stripectl/stripectl.bash-completion \
+	$(UDEV_RULES) $(SYSTEMD_UNITS)
+
+.PHONY: install uninstall dkms-source dkms-install dkms-uninstall deb pkg-check
+
+install: stripectl
+	install -D -m 0755 tools/stripectl/stripectl $(DESTDIR)$(SBINDIR)/stripectl
+	install -d $(DESTDIR)$(MANDIR)/man8
+	gzip -9n -c tools/stripectl/stripectl.8 >$(DESTDIR)$(MANDIR)/man8/stripectl.8.gz
+	chmod 0644 $(DESTDIR)$(MANDIR)/man8/stripectl.8.gz
+	install -D -m 0644 tools/stripectl/stripectl.bash-completion \
+		$(DESTDIR)$(BASHCOMPDIR)/stripectl
+	$(foreach f,$(UDEV_RULES),install -D -m 0644 $(f) $(DESTDIR)$(UDEVRULESDIR)/$(notdir $(f)) &&) true
+	$(foreach f,$(SYSTEMD_UNITS),install -D -m 0644 $(f) $(DESTDIR)$(SYSTEMDUNITDIR)/$(notdir $(f)) &&) true
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# Copy the module source to DKMS_SRCDIR (used by dkms-install and by
+# tools/debian/rules).
+dkms-source:
+	@case "$(DKMS_SRCDIR)" in */$(DKMS_NAME)-$(VERSION)) ;; \
+	*) echo "make: DKMS_SRCDIR must end in /$(DKMS_NAME)-$(VERSION)" >&2; exit 1 ;; esac
+	rm -rf $(DKMS_SRCDIR)
+	for f in $(DKMS_FILES); do install -D -m 0644 $$f $(DKMS_SRCDIR)/$$f || exit 1; done
+
+dkms-install:
+	@command -v dkms >/dev/null || { echo "make: dkms is not installed: apt-get install dkms" >&2; exit 1; }
+	@test -n "$(KVERS)" || { echo "make: no kernel headers installed (/lib/modules/*/build): apt-get install linux-headers-amd64, or set KVERS" >&2; exit 1; }
+	@if pkg=$$(dpkg-query -S $(DKMS_SRCDIR)/dkms.conf 2>/dev/null); then \
+		echo "make: $(DKMS_SRCDIR) belongs to the package $${pkg%%:*}: apt-get purge $${pkg%%:*} first" >&2; exit 1; fi
+	if [ -n "$$(dkms status -m $(DKMS_NAME) -v $(VERSION))" ]; then \
+		dkms remove -m $(DKMS_NAME) -v $(VERSION) --all; fi
+	$(MAKE) dkms-source DKMS_SRCDIR=/usr/src/$(DKMS_NAME)-$(VERSION)
+	dkms add -m $(DKMS_NAME) -v $(VERSION)
+	for k in $(KVERS); do \
+		dkms build -m $(DKMS_NAME) -v $(VERSION) -k $$k && \
+		dkms install -m $(DKMS_NAME) -v $(VERSION) -k $$k || exit 1; done
+	dkms status -m $(DKMS_NAME) -v $(VERSION)
+
+dkms-uninstall:
+	@command -v dkms >/dev/null || { echo "make: dkms is not installed" >&2; exit 1; }
+	@if pkg=$$(dpkg-query -S /usr/src/$(DKMS_NAME)-$(VERSION)/dkms.conf 2>/dev/null); then \
+		echo "make: /usr/src/$(DKMS_NAME)-$(VERSION) belongs to the package $${pkg%%:*}: apt-get purge $${pkg%%:*}" >&2; exit 1; fi
+	if [ -n "$$(dkms status -m $(DKMS_NAME) -v $(VERSION))" ]; then \
+		dkms remove -m $(DKMS_NAME) -v $(VERSION) --all; fi
+	rm -rf /usr/src/$(DKMS_NAME)-$(VERSION)
+
+# Debian packages, built with dpkg-buildpackage from a staged copy of the
+# source (the packaging lives in tools/debian/, not in a top-level debian/).
+# debian/changelog is generated: version from dkms.conf, maintainer from
+# tools/debian/control, date of the last commit.
+deb:
+	rm -rf $(DEB_DIR)
+	for f in $(DEB_FILES); do install -D -m 0644 $$f $(DEB_SRC)/$$f || exit 1; done
+	cp -r tools/debian $(DEB_SRC)/debian
+	chmod 0755 $(DEB_SRC)/debian/rules
+	{ maint=$$(sed -n 's/^Maintainer: //p' tools/debian/control); \
+	  date=$$(git log -1 --format=%cD 2>/dev/null || date -R); \
+	  printf '%s (%s) unstable; urgency=medium\n\n  * Built from the mqstripe source tree%s.\n\n -- %s  %s\n' \
+		$(DKMS_NAME) $(VERSION) \
+		"$$(git describe --always --dirty 2>/dev/null | sed 's/^/ at /')" \
+		"$$maint" "$${date:-$$(date -R)}"; } >$(DEB_SRC)/debian/changelog
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
+	mv $(DEB_DIR)/src/*.deb $(DEB_DIR)/src/*.changes $(DEB_DIR)/src/*.buildinfo $(DEB_DIR)/
+	rm -rf $(DEB_DIR)/src
+	@if command -v lintian >/dev/null; then \
+		echo "lintian $(DEB_DIR)/*.changes"; \
+		lintian --fail-on error --info $(DEB_DIR)/*.changes; \
+	else echo "make: lintian is not installed: packages not checked"; fi
+	@ls -l $(DEB_DIR)/*.deb
+
+# Host tests of install, DKMS, the packages and the man page; the DKMS and
+# package tests need root and dkms, and restore the host afterwards.
+pkg-check: stripectl vm-modules
+	sh tools/tests/pkg/run.sh

@@ -22,6 +22,103 @@
 #define __counted_by(member)
 #endif
 
+/* ---- request operations (before 6.0) -------------------------------- */
+
+#ifndef HAVE_BLK_OPF_T
+/* before 6.0: operation and flags were a plain unsigned int (bi_opf) */
+typedef unsigned int blk_opf_t;
+#endif
+
+/*
+ * The operation of a request or bio (bio_op(), req_op()): enum req_op from
+ * 6.0, enum req_opf before.  Code names it mqs_req_op_t.
+ */
+#ifdef HAVE_ENUM_REQ_OP
+typedef enum req_op mqs_req_op_t;
+#else
+typedef enum req_opf mqs_req_op_t;
+#endif
+
+#ifndef HAVE_BIO_ALLOC_BIOSET_BDEV
+/* before 5.18: bio_alloc_bioset(gfp, nr_vecs, bs), then set dev and op */
+static inline struct bio *mqs_bio_alloc_bioset(struct block_device *bdev,
+					       unsigned short nr_vecs,
+					       blk_opf_t opf, gfp_t gfp,
+					       struct bio_set *bs)
+{
+	struct bio *bio = bio_alloc_bioset(gfp, nr_vecs, bs);
+
+	if (bio) {
+		bio_set_dev(bio, bdev);
+		bio->bi_opf = opf;
+	}
+	return bio;
+}
+#define bio_alloc_bioset mqs_bio_alloc_bioset
+#endif
+
+/* ---- member queue properties (helpers added in 5.19 and 6.0) -------- */
+
+#ifndef HAVE_BDEV_NONROT
+static inline bool bdev_nonrot(struct block_device *bdev)
+{
+	return blk_queue_nonrot(bdev_get_queue(bdev));
+}
+#endif
+
+#ifndef HAVE_BDEV_STABLE_WRITES
+static inline bool bdev_stable_writes(struct block_device *bdev)
+{
+	return blk_queue_stable_writes(bdev_get_queue(bdev));
+}
+#endif
+
+#ifndef HAVE_BDEV_WRITE_CACHE
+static inline bool bdev_write_cache(struct block_device *bdev)
+{
+	return test_bit(QUEUE_FLAG_WC, &bdev_get_queue(bdev)->queue_flags);
+}
+#endif
+
+#ifndef HAVE_BDEV_FUA
+static inline bool bdev_fua(struct block_device *bdev)
+{
+	return blk_queue_fua(bdev_get_queue(bdev));
+}
+#endif
+
+#ifndef HAVE_BDEV_NOWAIT
+static inline bool bdev_nowait(struct block_device *bdev)
+{
+	return blk_queue_nowait(bdev_get_queue(bdev));
+}
+#endif
+
+#ifndef HAVE_BDEV_MAX_DISCARD_SECTORS
+/* before 5.19 a queue without QUEUE_FLAG_DISCARD may keep a stale limit */
+static inline unsigned int bdev_max_discard_sectors(struct block_device *bdev)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+
+	return blk_queue_discard(q) ? q->limits.max_discard_sectors : 0;
+}
+#endif
+
+#ifndef HAVE_BDEV_DISCARD_GRANULARITY
+static inline unsigned int bdev_discard_granularity(struct block_device *bdev)
+{
+	return bdev_get_queue(bdev)->limits.discard_granularity;
+}
+#endif
+
+#ifndef HAVE_DISK_OPENERS
+/* before 5.19 bd_openers was a plain int, under disk->open_mutex */
+static inline unsigned int disk_openers(struct gendisk *disk)
+{
+	return disk->part0->bd_openers;
+}
+#endif
+
 /* ---- opening and releasing members -------------------------------- */
 
 #if defined(HAVE_BDEV_FILE_OPEN_BY_DEV)
@@ -247,6 +344,11 @@ static inline struct gendisk *mqs_alloc_disk(struct blk_mq_tag_set *set,
 	blk_queue_dma_alignment(q, ml->dma_alignment);
 	blk_queue_max_discard_sectors(q, ml->max_discard_sectors);
 	q->limits.discard_granularity = ml->discard_granularity;
+#ifdef HAVE_QUEUE_FLAG_DISCARD
+	/* before 5.19 the flag, not the limit, says discard is supported */
+	if (ml->max_discard_sectors)
+		blk_queue_flag_set(QUEUE_FLAG_DISCARD, q);
+#endif
 	blk_queue_max_write_zeroes_sectors(q, ml->max_write_zeroes_sectors);
 	blk_queue_chunk_sectors(q, 0);
 	blk_queue_write_cache(q, ml->write_cache, ml->fua);

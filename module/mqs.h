@@ -51,6 +51,10 @@ struct mqs_array;
  * @read_errors: failed member reads.
  * @write_errors: failed member writes, discards and write-zeroes.
  * @flush_errors: failed member flushes.
+ * @flush_lock: protects @flushes_inflight and orders flush decisions.
+ * @flushes_inflight: member flushes issued and not completed.
+ * @dirty: MQS_MEMBER_DIRTY set when a write (not FUA) completed on the
+ *	member since the last flush was issued to it.
  */
 struct mqs_member {
 	struct mqs_array *array;
@@ -63,7 +67,12 @@ struct mqs_member {
 	atomic64_t read_errors;
 	atomic64_t write_errors;
 	atomic64_t flush_errors;
+	spinlock_t flush_lock;	/* flushes_inflight, flush decisions */
+	unsigned int flushes_inflight;
+	unsigned long dirty;
 };
+
+#define MQS_MEMBER_DIRTY	0
 
 /**
  * struct mqs_array - one striped device
@@ -110,11 +119,13 @@ struct mqs_array {
  * struct mqs_bio - a member bio and what its completion needs
  * @rq: the array request it carries a part of.
  * @member: the member it goes to.
+ * @flush: an empty PREFLUSH (the member may strip the flag on the way).
  * @bio: the bio itself; must be last (bioset front pad).
  */
 struct mqs_bio {
 	struct request *rq;
 	struct mqs_member *member;
+	bool flush;
 	struct bio bio;
 };
 

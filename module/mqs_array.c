@@ -488,6 +488,10 @@ static int mqs_claim_member(struct mqs_array *a, struct mqstripe_create *c,
 	atomic64_set(&m->read_errors, 0);
 	atomic64_set(&m->write_errors, 0);
 	atomic64_set(&m->flush_errors, 0);
+	spin_lock_init(&m->flush_lock);
+	m->flushes_inflight = 0;
+	/* unknown past: the first flush goes everywhere */
+	set_bit(MQS_MEMBER_DIRTY, &m->dirty);
 
 	if (bdev_is_zoned(bdev)) {
 		c->error_code = MQSTRIPE_ERR_ZONED;

@@ -33,16 +33,70 @@ static void mqs_put_cmd(struct request *rq)
 				   atomic_read(&cmd->status));
 }
 
+/*
+ * Flush only where needed.
+ *
+ * A member is flushed only when a write completed on it since the last
+ * flush sent to it was issued (MQS_MEMBER_DIRTY), or while another flush
+ * to it is still in flight.  Why that is enough: a flush must make durable
+ * every write that completed before the flush was issued (block layer
+ * semantics, Documentation/block/writeback_cache_control.rst).  Such a write
+ * set DIRTY in its completion, before its request completed.  The flush
+ * decision clears DIRTY under flush_lock; so either it finds DIRTY set and
+ * flushes, or an earlier flush cleared DIRTY after that write completed.
+ * That earlier flush is either still in flight (then we flush too: we must
+ * not report durability before it is done) or it completed: successfully
+ * (the write is durable) or with an error, in which case its completion
+ * set DIRTY again under flush_lock before dropping flushes_inflight, and we
+ * flush.
+ */
+static void mqs_mark_dirty(struct mqs_member *m)
+{
+	/* test first: no cache line bouncing while already dirty */
+	if (!test_bit(MQS_MEMBER_DIRTY, &m->dirty))
+		set_bit(MQS_MEMBER_DIRTY, &m->dirty);
+}
+
+static bool mqs_flush_needed(struct mqs_member *m)
+{
+	unsigned long flags;
+	bool need;
+
+	spin_lock_irqsave(&m->flush_lock, flags);
+	need = test_and_clear_bit(MQS_MEMBER_DIRTY, &m->dirty) ||
+	       m->flushes_inflight;
+	if (need)
+		m->flushes_inflight++;
+	spin_unlock_irqrestore(&m->flush_lock, flags);
+	return need;
+}
+
+static void mqs_flush_done(struct mqs_member *m, blk_status_t status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->flush_lock, flags);
+	if (status)
+		set_bit(MQS_MEMBER_DIRTY, &m->dirty);
+	m->flushes_inflight--;
+	spin_unlock_irqrestore(&m->flush_lock, flags);
+}
+
 static void mqs_end_io(struct bio *bio)
 {
 	struct mqs_bio *mb = container_of(bio, struct mqs_bio, bio);
 	struct request *rq = mb->rq;
+	bool flush = mb->flush;
+
+	if (flush)
+		mqs_flush_done(mb->member, bio->bi_status);
+	else if (op_is_write(bio_op(bio)) && !(bio->bi_opf & REQ_FUA))
+		mqs_mark_dirty(mb->member);
 
 	if (unlikely(bio->bi_status)) {
 		struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
 
-		mqs_member_failed(mb->member, bio_op(bio),
-				  (bio->bi_opf & REQ_PREFLUSH) && !bio->bi_vcnt,
+		mqs_member_failed(mb->member, bio_op(bio), flush,
 				  bio->bi_status);
 		atomic_cmpxchg(&cmd->status, 0, (__force int)bio->bi_status);
 	}
@@ -67,22 +121,28 @@ static struct bio *mqs_alloc_bio(struct mqs_array *a, struct request *rq,
 	mb = container_of(bio, struct mqs_bio, bio);
 	mb->rq = rq;
 	mb->member = m;
+	mb->flush = false;
 	atomic_inc(&cmd->pending);
 	return bio;
 }
 
-/* Flush: an empty PREFLUSH to every member with a volatile write cache. */
+/*
+ * Flush: an empty PREFLUSH to every member with a volatile write cache that
+ * was written since its last flush (see mqs_flush_needed()).
+ */
 static void mqs_queue_flush(struct mqs_array *a, struct request *rq)
 {
 	u32 i;
 
 	for (i = 0; i < a->nr_members; i++) {
+		struct mqs_member *m = &a->members[i];
 		struct bio *bio;
 
-		if (!bdev_write_cache(a->members[i].bdev))
+		if (!bdev_write_cache(m->bdev) || !mqs_flush_needed(m))
 			continue;
 		bio = mqs_alloc_bio(a, rq, i, 0, REQ_OP_WRITE | REQ_PREFLUSH |
 				    REQ_SYNC, 0);
+		container_of(bio, struct mqs_bio, bio)->flush = true;
 		submit_bio_noacct(bio);
 	}
 }
