@@ -616,7 +616,8 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	a->index = err;
 
 	err = bioset_init(&a->bs, MQS_BIO_POOL_SIZE,
-			  offsetof(struct mqs_bio, bio), BIOSET_NEED_BVECS);
+			  offsetof(struct mqs_bio, bio),
+			  BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER);
 	if (err)
 		goto out_free_index;
 

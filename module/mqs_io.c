@@ -104,17 +104,24 @@ static void mqs_end_io(struct bio *bio)
 	mqs_put_cmd(rq);
 }
 
+/*
+ * With GFP_NOIO the bioset waits for its mempool and never returns NULL;
+ * with GFP_NOWAIT it may.  Bios already handed to submit_bio_noacct() but
+ * parked on current->bio_list are handed to the bioset's rescuer while we
+ * wait (BIOSET_NEED_RESCUER).
+ */
 static struct bio *mqs_alloc_bio(struct mqs_array *a, struct request *rq,
 				 u32 slot, unsigned short nr_vecs,
-				 blk_opf_t opf, sector_t sector)
+				 blk_opf_t opf, sector_t sector, gfp_t gfp)
 {
 	struct mqs_member *m = &a->members[slot];
 	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	struct mqs_bio *mb;
 	struct bio *bio;
 
-	/* GFP_NOIO from a bioset waits for the mempool: never NULL */
-	bio = bio_alloc_bioset(m->bdev, nr_vecs, opf, GFP_NOIO, &a->bs);
+	bio = bio_alloc_bioset(m->bdev, nr_vecs, opf, gfp, &a->bs);
+	if (!bio)
+		return NULL;
 	bio->bi_iter.bi_sector = sector;
 	bio->bi_end_io = mqs_end_io;
 	bio->bi_ioprio = req_get_ioprio(rq);
@@ -141,7 +148,7 @@ static void mqs_queue_flush(struct mqs_array *a, struct request *rq)
 		if (!bdev_write_cache(m->bdev) || !mqs_flush_needed(m))
 			continue;
 		bio = mqs_alloc_bio(a, rq, i, 0, REQ_OP_WRITE | REQ_PREFLUSH |
-				    REQ_SYNC, 0);
+				    REQ_SYNC, 0, GFP_NOIO);
 		container_of(bio, struct mqs_bio, bio)->flush = true;
 		submit_bio_noacct(bio);
 	}
@@ -163,7 +170,7 @@ static void mqs_queue_nodata(struct mqs_array *a, struct request *rq)
 				       &afirst);
 		if (!len)
 			continue;
-		bio = mqs_alloc_bio(a, rq, i, 0, opf, mstart);
+		bio = mqs_alloc_bio(a, rq, i, 0, opf, mstart, GFP_NOIO);
 		/* len <= max_discard/write_zeroes sectors: fits bi_size */
 		bio->bi_iter.bi_size = len << SECTOR_SHIFT;
 		submit_bio_noacct(bio);
@@ -206,9 +213,57 @@ static void mqs_cursor_advance(const struct mqs_geom *g,
 	}
 }
 
+/* member sector of the cursor's position */
+static sector_t mqs_cursor_sector(const struct mqs_geom *g,
+				  const struct mqs_cursor *cur)
+{
+	u32 in_chunk = (1U << (g->chunk_shift + SECTOR_SHIFT)) - cur->left;
+
+	return g->data_offset_sectors + (cur->row << g->chunk_shift) +
+	       (in_chunk >> SECTOR_SHIFT);
+}
+
 static unsigned short mqs_nr_vecs(u64 bytes)
 {
 	return min_t(u64, BIO_MAX_VECS, (bytes >> PAGE_SHIFT) + 2);
+}
+
+static void mqs_submit_held(struct bio **bios, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		if (bios[i]) {
+			submit_bio_noacct(bios[i]);
+			bios[i] = NULL;
+		}
+	}
+}
+
+/*
+ * A member bio for the gather.  Never sleep on the mempool while holding
+ * bios not yet submitted: other requests could hold the rest of the reserve
+ * the same way and none would progress.  So try without sleeping first; when
+ * that fails, submit what is held (the member ranges then take one more bio)
+ * and wait.
+ */
+static struct bio *mqs_gather_alloc(struct mqs_array *a, struct request *rq,
+				    blk_opf_t opf, struct bio **held,
+				    u32 nr_held, u32 member, sector_t sector)
+{
+	u64 mstart, afirst, len;
+	unsigned short nr_vecs;
+	struct bio *bio;
+
+	len = mqs_member_range(&a->geom, blk_rq_pos(rq), blk_rq_sectors(rq),
+			       member, &mstart, &afirst);
+	nr_vecs = mqs_nr_vecs(len << SECTOR_SHIFT);
+	bio = mqs_alloc_bio(a, rq, member, nr_vecs, opf, sector,
+			    GFP_NOWAIT | __GFP_NOWARN);
+	if (bio)
+		return bio;
+	mqs_submit_held(held, nr_held);
+	return mqs_alloc_bio(a, rq, member, nr_vecs, opf, sector, GFP_NOIO);
 }
 
 /*
@@ -224,11 +279,9 @@ static void mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 	const struct mqs_geom *g = &a->geom;
 	struct bio *bios[MQS_GATHER_SLOTS] = { };
 	sector_t start = blk_rq_pos(rq);
-	u64 nr_sectors = blk_rq_sectors(rq);
 	struct req_iterator iter;
 	struct mqs_cursor cur;
 	struct bio_vec bv;
-	u32 i;
 
 	mqs_cursor_init(g, start, &cur);
 	rq_for_each_segment(bv, rq, iter) {
@@ -241,42 +294,28 @@ static void mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 
 			if (idx >= base && idx < base + nr) {
 				struct bio **bp = &bios[idx - base];
-				sector_t ms = g->data_offset_sectors +
-					(cur.row << g->chunk_shift) +
-					((((u64)1 << (g->chunk_shift +
-					SECTOR_SHIFT)) - cur.left) >>
-					SECTOR_SHIFT);
+				unsigned int off = bv.bv_offset + done;
 
 				if (*bp && bio_add_page(*bp, bv.bv_page, piece,
-							bv.bv_offset + done) !=
-				    piece) {
+							off) != piece) {
+					/* full: a second bio continues it */
 					submit_bio_noacct(*bp);
 					*bp = NULL;
 				}
 				if (!*bp) {
-					u64 mstart, afirst, len;
-
-					len = mqs_member_range(g, start,
-							       nr_sectors,
-							       cur.member,
-							       &mstart,
-							       &afirst);
-					*bp = mqs_alloc_bio(a, rq, cur.member,
-							    mqs_nr_vecs(len <<
-							    SECTOR_SHIFT),
-							    opf, ms);
+					*bp = mqs_gather_alloc(a, rq, opf, bios,
+							       nr, cur.member,
+							       mqs_cursor_sector(g, &cur));
 					/* a fresh bio takes one page */
 					__bio_add_page(*bp, bv.bv_page, piece,
-						       bv.bv_offset + done);
+						       off);
 				}
 			}
 			done += piece;
 			mqs_cursor_advance(g, &cur, piece);
 		}
 	}
-	for (i = 0; i < nr; i++)
-		if (bios[i])
-			submit_bio_noacct(bios[i]);
+	mqs_submit_held(bios, nr);
 }
 
 static void mqs_queue_rw(struct mqs_array *a, struct request *rq)
