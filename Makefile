@@ -120,7 +120,7 @@ INSTALLED := $(SBINDIR)/stripectl $(MANDIR)/man8/stripectl.8.gz \
 # The module source, exactly: what DKMS and the mqstripe-dkms package get.
 DKMS_NAME := mqstripe
 DKMS_FILES := Kbuild Makefile dkms.conf module/probe.sh \
-	$(filter-out module/mqstripe_probed.h,$(wildcard module/*.c module/*.h)) \
+	$(filter-out module/mqstripe_probed.h %.mod.c,$(wildcard module/*.c module/*.h)) \
 	$(wildcard module/uapi/*.h module/probes/*.c)
 DKMS_SRCDIR ?= /usr/src/$(DKMS_NAME)-$(VERSION)
 # Kernels for dkms-install: those with headers (a build tree) installed.

@@ -65,6 +65,16 @@ void mqs_member_failed(struct mqs_member *m, enum req_op op, bool flush,
 			   a->disk->disk_name, m->slot, m->bdev,
 			   flush ? "FLUSH" : blk_op_str(op),
 			   blk_status_to_errno(status));
+	/*
+	 * A member disk that was removed fails every bio.  Kernels without
+	 * holder ops (before 6.8) tell us no other way: look at the disk.
+	 */
+	if (!disk_live(m->bdev->bd_disk)) {
+		if (atomic_xchg(&m->state, MQSTRIPE_MEMBER_GONE) !=
+		    MQSTRIPE_MEMBER_GONE)
+			schedule_work(&a->event_work);
+		return;
+	}
 	if (atomic_cmpxchg(&m->state, MQSTRIPE_MEMBER_OK,
 			   MQSTRIPE_MEMBER_FAULTY) == MQSTRIPE_MEMBER_OK)
 		schedule_work(&a->event_work);

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stripectl create: check everything userspace can see (options, paths,
- * duplicates, sizes, block sizes) with one precise message each, then
- * hand the member fds to MQSTRIPE_IOC_CREATE and turn the module's
- * (errno, error_code, error_member) into a message naming the member.
+ * duplicates, sizes, block sizes) with one precise message each; claim the
+ * members exclusively for a moment, refuse members that carry a filesystem,
+ * a partition table, an md/LVM or an mqstripe signature (libblkid) unless
+ * --force wipes them; write every member's superblock (docs/FORMAT.md)
+ * durably; release the members and hand their fds to MQSTRIPE_IOC_CREATE,
+ * turning the module's (errno, error_code, error_member) into a message
+ * naming the member.  A failed CREATE puts the old blocks back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,85 +20,16 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
 
+#include "devio.h"
 #include "errmsg.h"
 #include "parse.h"
 #include "stripectl.h"
+#include "superblock.h"
 #include "sysfs.h"
-
-#define NODE_WAIT_MS	5000
-#define NODE_POLL_MS	50
-
-/* stat() a member: exists, is a block device. */
-static int check_member_path(struct mqs_member *m)
-{
-	struct stat st;
-
-	if (stat(m->path, &st)) {
-		int err = errno;
-
-		if (err == ENOENT)
-			mqs_error("%s: does not exist: check the path (see 'lsblk')",
-				  m->path);
-		else if (err == EACCES)
-			mqs_error("%s: permission denied: needs root (CAP_SYS_ADMIN)",
-				  m->path);
-		else
-			mqs_error("%s: %s", m->path, strerror(err));
-		return MQS_EXIT_FAIL;
-	}
-	if (S_ISBLK(st.st_mode)) {
-		m->rdev = st.st_rdev;
-		return MQS_EXIT_OK;
-	}
-	if (S_ISREG(st.st_mode))
-		mqs_error("%s: not a block device but a regular file: attach it with 'losetup --find --show %s' and give the loop device",
-			  m->path, m->path);
-	else if (S_ISCHR(st.st_mode))
-		mqs_error("%s: not a block device but a character device: give the block device (for NVMe the namespace, e.g. /dev/nvme0n1, not /dev/nvme0)",
-			  m->path);
-	else if (S_ISDIR(st.st_mode))
-		mqs_error("%s: not a block device but a directory", m->path);
-	else
-		mqs_error("%s: not a block device", m->path);
-	return MQS_EXIT_FAIL;
-}
-
-static void report_open_error(const struct mqs_member *m, int err)
-{
-	switch (err) {
-	case EACCES:
-	case EPERM:
-		if (geteuid() != 0)
-			mqs_error("%s: permission denied: needs root (CAP_SYS_ADMIN)",
-				  m->path);
-		else
-			mqs_error("%s: cannot open it for writing (read-only device?): check 'blockdev --getro %s'",
-				  m->path, m->path);
-		break;
-	case EROFS:
-		mqs_error("%s: the device is read-only: members must be writable (check 'blockdev --getro %s')",
-			  m->path, m->path);
-		break;
-	case ENXIO:
-	case ENODEV:
-		mqs_error("%s: no disk behind the device node: it is gone or not attached (see 'lsblk')",
-			  m->path);
-		break;
-	case ENOMEDIUM:
-		mqs_error("%s: no medium in the device", m->path);
-		break;
-	case EBUSY:
-		mqs_error("%s: device is busy: it is mounted, in use or a member of another array (check 'lsblk %s' and 'stripectl list')",
-			  m->path, m->path);
-		break;
-	default:
-		mqs_error("%s: cannot open: %s", m->path, strerror(err));
-		break;
-	}
-}
 
 /*
  * Open a member read-write, NOT O_EXCL: the module claims it exclusively
@@ -108,10 +43,11 @@ static int open_member(struct mqs_member *m, uint64_t chunk, uint64_t offset)
 	unsigned int pbs = 0;
 	uint64_t size = 0;
 	struct stat st;
+	int lbs = 0;
 
 	m->fd = open(m->path, O_RDWR | O_CLOEXEC);
 	if (m->fd < 0) {
-		report_open_error(m, errno);
+		report_open_error(m->path, errno);
 		return MQS_EXIT_FAIL;
 	}
 	if (fstat(m->fd, &st) || !S_ISBLK(st.st_mode) ||
@@ -126,8 +62,14 @@ static int open_member(struct mqs_member *m, uint64_t chunk, uint64_t offset)
 	}
 	if (ioctl(m->fd, BLKPBSZGET, &pbs))
 		pbs = 0;	/* unknown: the module checks it */
+	if (ioctl(m->fd, BLKSSZGET, &lbs)) {
+		mqs_error("%s: cannot read its logical block size: %s",
+			  m->path, strerror(errno));
+		return MQS_EXIT_FAIL;
+	}
 	m->size_bytes = size;
 	m->pbs = pbs;
+	m->lbs = (unsigned int)lbs;
 	if (!mqs_disk_name(major(m->rdev), minor(m->rdev), disk, sizeof(disk)))
 		snprintf(m->pbs_hint, sizeof(m->pbs_hint),
 			 "/sys/block/%s/queue/physical_block_size", disk);
@@ -143,56 +85,12 @@ static int open_member(struct mqs_member *m, uint64_t chunk, uint64_t offset)
 		mqs_error("%s: %s", m->path, err);
 		return MQS_EXIT_FAIL;
 	}
-	return MQS_EXIT_OK;
-}
-
-static bool node_ok(const char *path, dev_t devt, bool *exists)
-{
-	struct stat st;
-
-	*exists = !lstat(path, &st);
-	return *exists && S_ISBLK(st.st_mode) &&
-	       (!devt || st.st_rdev == devt);
-}
-
-/**
- * wait_node() - make sure /dev/mqstripeN is there for mkfs
- * @path: /dev/mqstripeN.
- * @major: device number from INFO, 0 if unknown.
- * @minor: device number from INFO.
- *
- * devtmpfs makes the node when the disk is added, udev may take a moment:
- * wait up to NODE_WAIT_MS.  Test guests without udev and without devtmpfs
- * on /dev never get one: make it ourselves from major:minor, as udev would
- * (a node left over from an earlier module load, with another device
- * number, is replaced).
- *
- * Return: 0 or a negative errno.
- */
-static int wait_node(const char *path, uint32_t major, uint32_t minor)
-{
-	dev_t devt = major ? makedev(major, minor) : 0;
-	struct group *disk;
-	bool exists;
-	int waited;
-
-	for (waited = 0; waited < NODE_WAIT_MS; waited += NODE_POLL_MS) {
-		if (node_ok(path, devt, &exists))
-			return 0;
-		mqs_sleep_ms(NODE_POLL_MS);
+	if (m->lbs > MQS_SB_MAX_LBS) {
+		mqs_error("%s: logical block size %u is larger than %u: the superblock at 4K needs blocks of 4K or smaller (docs/FORMAT.md)",
+			  m->path, m->lbs, MQS_SB_MAX_LBS);
+		return MQS_EXIT_FAIL;
 	}
-	if (node_ok(path, devt, &exists))
-		return 0;
-	if (!devt)
-		return -ENOENT;
-	if (exists && unlink(path))
-		return -errno;
-	if (mknod(path, S_IFBLK | 0660, devt))
-		return -errno;
-	disk = getgrnam("disk");
-	if (disk && chown(path, 0, disk->gr_gid))
-		return -errno;
-	return 0;
+	return MQS_EXIT_OK;
 }
 
 static int check_options(uint64_t chunk, uint64_t offset, bool depth_given,
@@ -207,6 +105,11 @@ static int check_options(uint64_t chunk, uint64_t offset, bool depth_given,
 	}
 	if (mqs_check_data_offset(offset, err, sizeof(err))) {
 		mqs_error("--data-offset: %s", err);
+		return MQS_EXIT_USAGE;
+	}
+	if (offset < MQS_SB_MIN_DATA_OFFSET) {
+		mqs_error("--data-offset: data offset %s is below 8K: the superblock takes bytes 4K to 8K of every member; use e.g. 1M",
+			  mqs_size_exact(offset, err, sizeof(err)));
 		return MQS_EXIT_USAGE;
 	}
 	if (depth_given && mqs_check_queue_depth(depth, err, sizeof(err))) {
@@ -232,53 +135,6 @@ static int check_options(uint64_t chunk, uint64_t offset, bool depth_given,
 	return MQS_EXIT_OK;
 }
 
-/* Each device once, and no disk together with its own partition. */
-static int check_distinct(const struct mqs_member *members, size_t nr)
-{
-	uint64_t *ids, *disks;
-	size_t i, a, b;
-	int rc = MQS_EXIT_FAIL;
-
-	ids = calloc(nr, sizeof(*ids));
-	disks = calloc(nr, sizeof(*disks));
-	if (!ids || !disks) {
-		mqs_error("out of memory");
-		goto out;
-	}
-	for (i = 0; i < nr; i++) {
-		uint32_t ma, mi;
-
-		ids[i] = members[i].rdev;
-		if (mqs_whole_disk(major(ids[i]), minor(ids[i]), &ma, &mi))
-			disks[i] = ids[i];	/* no sysfs entry: no partition */
-		else
-			disks[i] = makedev(ma, mi);
-	}
-	if (mqs_find_duplicate(ids, nr, &a, &b)) {
-		if (!strcmp(members[a].path, members[b].path))
-			mqs_error("%s: given twice: give each device once",
-				  members[b].path);
-		else
-			mqs_error("%s: the same device as %s (given twice): give each device once",
-				  members[b].path, members[a].path);
-		goto out;
-	}
-	if (mqs_find_overlap(ids, disks, nr, &a, &b)) {
-		if (ids[a] == disks[a])
-			mqs_error("%s: a partition of %s, also given: members must not overlap",
-				  members[b].path, members[a].path);
-		else
-			mqs_error("%s: holds the partition %s, also given: members must not overlap",
-				  members[b].path, members[a].path);
-		goto out;
-	}
-	rc = MQS_EXIT_OK;
-out:
-	free(ids);
-	free(disks);
-	return rc;
-}
-
 static int check_members(struct mqs_member *members, size_t nr,
 			 uint64_t chunk, uint64_t offset)
 {
@@ -301,68 +157,197 @@ static int check_members(struct mqs_member *members, size_t nr,
 	return MQS_EXIT_OK;
 }
 
-static int do_create(struct mqs_create_req *req, bool offset_given,
-		     const uint8_t uuid[16])
+/* The array's name or UUID is taken already: the module's own message. */
+static int check_not_running(struct mqs_ctl *ctl,
+			     const struct mqs_create_req *req,
+			     const uint8_t uuid[16])
 {
-	struct mqstripe_create c;
 	struct mqstripe_info info;
+	uint32_t index;
+	char msg[MQS_ERR_LEN];
+	int code = MQSTRIPE_ERR_NONE;
+
+	if (req->name && !mqs_find_name(ctl, req->name, &index, &info))
+		code = MQSTRIPE_ERR_NAME_EXISTS;
+	else if (!mqs_find_uuid(ctl, uuid, &index, &info))
+		code = MQSTRIPE_ERR_UUID_EXISTS;
+	if (code == MQSTRIPE_ERR_NONE)
+		return MQS_EXIT_OK;
+	mqs_create_error(EEXIST, code, MQSTRIPE_NO_MEMBER, ctl->kernel_abi,
+			 req, msg, sizeof(msg));
+	mqs_error("%s", msg);
+	return MQS_EXIT_FAIL;
+}
+
+/*
+ * Claim every member, then look for signatures: libblkid's (filesystems,
+ * partition tables, md, LVM...) and our own superblock.  Without --force
+ * the first one found is refused; with it they are wiped.  Claiming all
+ * members first means nothing is wiped when one of them is busy.
+ */
+static int check_signatures(struct sbw *w, size_t nr, bool force)
+{
+	char desc[MQS_ERR_LEN];
+	struct mqs_sb sb;
+	enum mqs_sb_status st;
+	size_t i;
+	int *found, rc = MQS_EXIT_FAIL;
+
+	found = calloc(nr, sizeof(*found));
+	if (!found) {
+		mqs_error("out of memory");
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; i < nr; i++) {
+		if (sbw_claim(&w[i]))
+			goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		found[i] = mqs_signatures(w[i].excl, false, desc,
+					  sizeof(desc));
+		if (found[i] < 0) {
+			mqs_error("%s: cannot look for signatures (libblkid): %s",
+				  w[i].path, strerror(-found[i]));
+			goto out;
+		}
+		if (force)
+			continue;
+		if (!found[i]) {
+			st = mqs_sb_decode(w[i].old, &sb, NULL, 0);
+			if (st == MQS_SB_NONE)
+				continue;
+			mqs_sb_describe(&sb, st, desc, sizeof(desc));
+		}
+		mqs_error("%s: holds %s: refusing to overwrite it; give --force to wipe it%s",
+			  w[i].path, desc,
+			  found[i] ? " (as 'wipefs -a' would)" :
+			  ", or start that array with 'stripectl assemble'");
+		goto out;
+	}
+	for (i = 0; force && i < nr; i++) {
+		if (!found[i])
+			continue;
+		found[i] = mqs_signatures(w[i].excl, true, desc, sizeof(desc));
+		if (found[i] < 0) {
+			mqs_error("%s: wiping the old signatures failed: %s",
+				  w[i].path, strerror(-found[i]));
+			goto out;
+		}
+		if (sbw_reread(&w[i]))
+			goto out;
+	}
+	rc = MQS_EXIT_OK;
+out:
+	free(found);
+	return rc;
+}
+
+/* One superblock per member: the array fields, then slot and member UUID. */
+static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
+			     const uint8_t uuid[16])
+{
+	const struct mqs_member *m = req->members;
+	uint64_t min_size = UINT64_MAX;
+	uint32_t i, array_lbs = 0;
+	struct mqs_sb *sb;
+	int rc;
+
+	sb = calloc(1, sizeof(*sb));
+	if (!sb) {
+		mqs_error("out of memory");
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; i < req->nr_members; i++) {
+		if (m[i].size_bytes < min_size)
+			min_size = m[i].size_bytes;
+		if (m[i].lbs > array_lbs)
+			array_lbs = m[i].lbs;
+	}
+	sb->version = MQS_SB_VERSION;
+	sb->sb_offset = MQS_SB_OFFSET;
+	sb->layout = MQS_SB_LAYOUT_STRIPE;
+	sb->state = MQS_SB_STATE_ACTIVE;
+	memcpy(sb->array_uuid, uuid, MQSTRIPE_UUID_LEN);
+	sb->nr_members = req->nr_members;
+	sb->chunk_bytes = req->chunk_bytes;
+	sb->data_offset_bytes = req->data_offset_bytes;
+	sb->data_bytes = mqs_data_bytes(min_size, req->data_offset_bytes,
+					req->chunk_bytes);
+	sb->array_lbs = array_lbs;
+	sb->ctime = (uint64_t)time(NULL);
+	sb->utime = sb->ctime;
+	sb->events = 1;
+	if (req->name)
+		snprintf(sb->name, sizeof(sb->name), "%s", req->name);
+	for (i = 0; i < req->nr_members && i < MQS_SB_TABLE_SLOTS; i++) {
+		rc = mqs_random_uuid(sb->table[i]);
+		if (rc)
+			goto fail;
+	}
+	for (i = 0; i < req->nr_members; i++) {
+		sb->slot = i;
+		sb->member_lbs = m[i].lbs;
+		if (i < MQS_SB_TABLE_SLOTS) {
+			memcpy(sb->member_uuid, sb->table[i],
+			       MQSTRIPE_UUID_LEN);
+		} else {
+			rc = mqs_random_uuid(sb->member_uuid);
+			if (rc)
+				goto fail;
+		}
+		mqs_sb_encode(sb, w[i].new);
+	}
+	free(sb);
+	return MQS_EXIT_OK;
+fail:
+	mqs_error("cannot make a random UUID: %s", strerror(-rc));
+	free(sb);
+	return MQS_EXIT_FAIL;
+}
+
+/*
+ * Superblocks first, durably, then the array: after a crash in between
+ * the members say what they were meant to be and "assemble" starts them.
+ */
+static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
+		     bool force)
+{
 	struct mqs_ctl ctl;
-	char msg[MQS_ERR_LEN], path[64];
-	int32_t *fds;
-	uint32_t i;
+	struct sbw *w;
+	uint32_t i, index;
 	int rc;
 
 	rc = ctl_open_or_report(&ctl);
 	if (rc)
 		return rc;
-	fds = calloc(req->nr_members, sizeof(*fds));
-	if (!fds) {
+	rc = check_not_running(&ctl, req, uuid);
+	if (rc)
+		goto out_ctl;
+	w = calloc(req->nr_members, sizeof(*w));
+	if (!w) {
 		mqs_error("out of memory");
-		mqs_ctl_close(&ctl);
-		return MQS_EXIT_FAIL;
+		rc = MQS_EXIT_FAIL;
+		goto out_ctl;
 	}
 	for (i = 0; i < req->nr_members; i++)
-		fds[i] = req->members[i].fd;
-
-	memset(&c, 0, sizeof(c));
-	c.members_ptr = (uintptr_t)fds;
-	c.nr_members = req->nr_members;
-	c.queue_depth = (uint32_t)req->queue_depth;
-	c.chunk_bytes = req->chunk_bytes;
-	if (offset_given) {
-		c.hdr.flags |= MQSTRIPE_CREATE_F_DATA_OFFSET;
-		c.data_offset_bytes = req->data_offset_bytes;
+		sbw_init(&w[i], req->members[i].path);
+	rc = check_signatures(w, req->nr_members, force);
+	if (!rc)
+		rc = build_superblocks(w, req, uuid);
+	if (!rc)
+		rc = sbw_write_all(w, req->nr_members);
+	sbw_release(w, req->nr_members);
+	if (!rc) {
+		rc = start_array(&ctl, req, uuid, &index);
+		if (rc)
+			sbw_restore_all(w, req->nr_members);
+		else
+			rc = announce_array(&ctl, index);
 	}
-	if (req->name)
-		snprintf(c.name, sizeof(c.name), "%s", req->name);
-	if (req->uuid) {
-		c.hdr.flags |= MQSTRIPE_CREATE_F_UUID;
-		memcpy(c.uuid, uuid, sizeof(c.uuid));
-	}
-
-	rc = mqs_create(&ctl, &c);
-	free(fds);
-	if (rc) {
-		mqs_create_error(-rc, c.error_code, c.error_member,
-				 ctl.kernel_abi, req, msg, sizeof(msg));
-		mqs_error("%s", msg);
-		mqs_ctl_close(&ctl);
-		return MQS_EXIT_FAIL;
-	}
-
-	snprintf(path, sizeof(path), "/dev/%s%u", MQSTRIPE_DISK_PREFIX,
-		 c.index);
-	if (mqs_info(&ctl, c.index, &info, NULL, 0))
-		info.major = info.minor = 0;
+	sbw_free(w, req->nr_members);
+out_ctl:
 	mqs_ctl_close(&ctl);
-	rc = wait_node(path, info.major, info.minor);
-	printf("%s\n", path);
-	if (rc) {
-		mqs_error("%s: the array is created but its device node is missing and could not be made (%s): create it with 'mknod %s b %u %u'",
-			  path, strerror(-rc), path, info.major, info.minor);
-		return MQS_EXIT_FAIL;
-	}
-	return MQS_EXIT_OK;
+	return rc;
 }
 
 int cmd_create(const struct cmd *cmd, int argc, char **argv)
@@ -371,7 +356,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 	uint64_t offset = MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES;
 	uint64_t depth = 0;
 	const char *name = NULL, *uuid_str = NULL;
-	bool offset_given = false, depth_given = false;
+	bool depth_given = false, force = false;
 	const struct opt opts[] = {
 		{ "chunk", 'c', OPT_SIZE, &chunk, NULL, "SIZE",
 		  "chunk size: a power of two from 4K to 16M and at least the members' physical block size; members x chunk at most 1G (default 512K)" },
@@ -381,9 +366,10 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		  "array UUID, as 01234567-89ab-cdef-0123-456789abcdef (default: random)" },
 		{ "queue-depth", 'q', OPT_UINT, &depth, &depth_given, "N",
 		  "tags per hardware queue, 1..4096 (default 128)" },
-		{ "data-offset", 'o', OPT_SIZE, &offset, &offset_given,
-		  "SIZE",
-		  "where data starts on every member: a multiple of 4K and of the members' physical block size (default 1M)" },
+		{ "data-offset", 'o', OPT_SIZE, &offset, NULL, "SIZE",
+		  "where data starts on every member: at least 8K (the superblock is at 4K), a multiple of 4K and of the members' physical block size (default 1M)" },
+		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
+		  "wipe what the members carry (filesystems, partition tables, md or LVM signatures, an mqstripe superblock) instead of refusing; members in use are refused all the same" },
 		{ 0 }
 	};
 	struct mqs_create_req req;
@@ -405,6 +391,14 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 			   uuid, nr);
 	if (rc)
 		return rc;
+	if (!uuid_str) {
+		rc = mqs_random_uuid(uuid);
+		if (rc) {
+			mqs_error("cannot make a random UUID: %s",
+				  strerror(-rc));
+			return MQS_EXIT_FAIL;
+		}
+	}
 
 	members = calloc(nr, sizeof(*members));
 	if (!members) {
@@ -428,7 +422,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 
 	rc = check_members(members, nr, chunk, offset);
 	if (!rc)
-		rc = do_create(&req, offset_given, uuid);
+		rc = do_create(&req, uuid, force);
 
 	for (i = 0; i < nr; i++)
 		if (members[i].fd >= 0)

@@ -27,6 +27,7 @@ struct mqs_member {
 	uint64_t rdev;			/* st_rdev */
 	uint64_t size_bytes;		/* MQS_SIZE_UNKNOWN when unknown */
 	unsigned int pbs;		/* physical block size, 0 when unknown */
+	unsigned int lbs;		/* logical block size, 0 when unknown */
 	char pbs_hint[MQS_HINT_LEN];	/* sysfs file showing pbs, or "" */
 };
 

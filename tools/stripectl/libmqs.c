@@ -257,6 +257,25 @@ static bool match_name(const struct mqstripe_info *info, const void *arg)
 	return info->name[0] && !strcmp(info->name, arg);
 }
 
+static bool match_uuid(const struct mqstripe_info *info, const void *arg)
+{
+	return !memcmp(info->uuid, arg, sizeof(info->uuid));
+}
+
+/* The running array with this UUID.  Return: 0, -ENODEV, or -errno. */
+int mqs_find_uuid(struct mqs_ctl *ctl, const uint8_t uuid[16],
+		  uint32_t *index, struct mqstripe_info *info)
+{
+	return find_by(ctl, match_uuid, uuid, index, info);
+}
+
+/* The running array with this name (never a device spelling). */
+int mqs_find_name(struct mqs_ctl *ctl, const char *name, uint32_t *index,
+		  struct mqstripe_info *info)
+{
+	return find_by(ctl, match_name, name, index, info);
+}
+
 /**
  * mqs_find_array() - resolve "/dev/mqstripeN", "mqstripeN", a path to the
  * device node (a symlink, e.g. /dev/disk/by-...) or an array name

@@ -28,5 +28,9 @@ int mqs_info(struct mqs_ctl *ctl, uint32_t index, struct mqstripe_info *info,
 int mqs_list(struct mqs_ctl *ctl, uint32_t **indexes, uint32_t *count);
 int mqs_find_array(struct mqs_ctl *ctl, const char *arg, uint32_t *index,
 		   struct mqstripe_info *info);
+int mqs_find_uuid(struct mqs_ctl *ctl, const uint8_t uuid[16],
+		  uint32_t *index, struct mqstripe_info *info);
+int mqs_find_name(struct mqs_ctl *ctl, const char *name, uint32_t *index,
+		  struct mqstripe_info *info);
 
 #endif /* STRIPECTL_LIBMQS_H */

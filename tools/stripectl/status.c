@@ -11,9 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/sysmacros.h>
+
+#include "devio.h"
 #include "output.h"
 #include "parse.h"
 #include "stripectl.h"
+#include "superblock.h"
 #include "sysfs.h"
 
 enum ql_type { QL_U64, QL_BOOL, QL_STR };
@@ -52,10 +56,87 @@ static const char *name_or_dash(const struct mqstripe_info *info)
 	return info->name[0] ? info->name : "-";
 }
 
+/*
+ * The superblock of a running member, if it carries one of this array
+ * (read without claiming it: the module holds it).
+ */
+static bool member_sb(const struct mqstripe_member_info *m,
+		      const uint8_t uuid[16], struct mqs_sb *sb)
+{
+	char path[PATH_MAX];
+	struct mqs_cand *c;
+	bool ok = false;
+
+	if (mqs_find_node(makedev(m->major, m->minor), path, sizeof(path)))
+		return false;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return false;
+	if (!mqs_cand_read(c, path) && c->status == MQS_SB_OK &&
+	    !memcmp(c->sb.array_uuid, uuid, MQSTRIPE_UUID_LEN)) {
+		*sb = c->sb;
+		ok = true;
+	}
+	mqs_cand_free(c);
+	free(c);
+	return ok;
+}
+
 /* ----- list ----- */
 
+/* "nvme0n1,nvme1n1,..." in slot order, cut to fit a table cell */
+static void slot_devices(const struct mqstripe_member_info *m, uint32_t nr,
+			 char *buf, size_t len)
+{
+	char name[PATH_MAX];
+	size_t used = 0;
+	uint32_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < nr; i++) {
+		const char *base;
+		int n;
+
+		if (mqs_devname(m[i].major, m[i].minor, name, sizeof(name)))
+			snprintf(name, sizeof(name), "%u:%u", m[i].major,
+				 m[i].minor);
+		base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+		n = snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+			     base);
+		if (n < 0 || used + (size_t)n + 5 > len) {
+			snprintf(buf + used, len - used, ",...");
+			return;
+		}
+		used += (size_t)n;
+	}
+}
+
+static struct json_object *members_json(const struct mqstripe_member_info *m,
+					uint32_t nr)
+{
+	struct json_object *arr = json_object_new_array();
+	char name[PATH_MAX];
+	uint32_t i;
+
+	for (i = 0; i < nr; i++) {
+		struct json_object *mo = json_object_new_object();
+
+		json_add(mo, "slot", json_u64(m[i].slot));
+		json_add(mo, "device",
+			 mqs_devname(m[i].major, m[i].minor, name,
+				     sizeof(name)) ?
+			 NULL : json_object_new_string(name));
+		json_add(mo, "major", json_u64(m[i].major));
+		json_add(mo, "minor", json_u64(m[i].minor));
+		json_object_array_add(arr, mo);
+	}
+	return arr;
+}
+
 static struct json_object *list_entry_json(uint32_t index,
-					   const struct mqstripe_info *info)
+					   const struct mqstripe_info *info,
+					   const struct mqstripe_member_info *m,
+					   uint32_t nr)
 {
 	struct json_object *o = json_object_new_object();
 	char path[64], uuid[37];
@@ -71,6 +152,7 @@ static struct json_object *list_entry_json(uint32_t index,
 	json_add(o, "capacity_bytes", json_u64(info->capacity_bytes));
 	json_add(o, "state",
 		 json_object_new_string(array_state_name(info->state)));
+	json_add(o, "members", members_json(m, nr));
 	return o;
 }
 
@@ -78,18 +160,19 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 {
 	static const char *const headers[] = {
 		"DEVICE", "NAME", "UUID", "MEMBERS", "CHUNK", "CAPACITY",
-		"STATE",
+		"STATE", "DEVICES",
 	};
 	static const bool right[] = {
-		false, false, false, true, true, true, false,
+		false, false, false, true, true, true, false, false,
 	};
 	bool json = false;
 	const struct opt opts[] = {
 		{ "json", 'j', OPT_FLAG, &json, NULL, NULL,
-		  "print JSON: {\"arrays\": [{\"device\", \"index\", \"name\", \"uuid\", \"nr_members\", \"chunk_bytes\", \"capacity_bytes\", \"state\"}]}" },
+		  "print JSON: {\"arrays\": [{\"device\", \"index\", \"name\", \"uuid\", \"nr_members\", \"chunk_bytes\", \"capacity_bytes\", \"state\", \"members\": [{\"slot\", \"device\", \"major\", \"minor\"}]}]}" },
 		{ 0 }
 	};
 	struct json_object *root = NULL, *arr = NULL;
+	struct mqstripe_member_info *members = NULL;
 	struct mqstripe_info info;
 	struct mqs_ctl ctl;
 	struct table t = { 0 };
@@ -113,20 +196,28 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 		mqs_ctl_close(&ctl);
 		return MQS_EXIT_FAIL;
 	}
+	members = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*members));
+	if (!members) {
+		mqs_error("out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
 	if (json) {
 		root = json_object_new_object();
 		arr = json_object_new_array();
 		json_add(root, "arrays", arr);
-	} else if (table_init(&t, 7, headers, right, (int)n)) {
+	} else if (table_init(&t, 8, headers, right, (int)n)) {
 		mqs_error("out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
 
 	for (i = 0; i < n; i++) {
-		char path[64], uuid[37], a[32], b[32];
+		char path[64], uuid[37], a[32], b[32], devs[TABLE_CELL];
+		uint32_t nr;
 
-		rc = mqs_info(&ctl, idx[i], &info, NULL, 0);
+		rc = mqs_info(&ctl, idx[i], &info, members,
+			      MQSTRIPE_MAX_MEMBERS);
 		if (rc == -ENODEV) {	/* stopped meanwhile */
 			rc = 0;
 			continue;
@@ -136,9 +227,12 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 			report_ctl_error(path, rc, ctl.kernel_abi);
 			goto out;
 		}
+		nr = info.nr_members < MQSTRIPE_MAX_MEMBERS ?
+		     info.nr_members : MQSTRIPE_MAX_MEMBERS;
 		if (json) {
 			json_object_array_add(arr,
-					      list_entry_json(idx[i], &info));
+					      list_entry_json(idx[i], &info,
+							      members, nr));
 			continue;
 		}
 		row++;
@@ -153,6 +247,8 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 		table_set(&t, row, 5, "%s",
 			  mqs_size_human(info.capacity_bytes, b, sizeof(b)));
 		table_set(&t, row, 6, "%s", array_state_name(info.state));
+		slot_devices(members, nr, devs, sizeof(devs));
+		table_set(&t, row, 7, "%s", devs);
 	}
 	if (json) {
 		json_print(root);
@@ -165,6 +261,7 @@ out:
 		json_object_put(root);
 	table_free(&t);
 	free(idx);
+	free(members);
 	mqs_ctl_close(&ctl);
 	return rc ? MQS_EXIT_FAIL : MQS_EXIT_OK;
 }
@@ -203,11 +300,13 @@ static struct json_object *qlimit_json(const char *dir, size_t i)
 
 static void status_json(uint32_t index, const struct mqstripe_info *info,
 			const struct mqstripe_member_info *members,
+			const struct mqs_sb *sbs, const bool *has_sb,
 			uint32_t nr, const char *qdir)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
 	struct json_object *ql = json_object_new_object();
+	struct json_object *sbo = NULL;
 	char path[64], uuid[37], name[PATH_MAX];
 	uint32_t i;
 
@@ -247,9 +346,23 @@ static void status_json(uint32_t index, const struct mqstripe_info *info,
 		json_add(mo, "read_errors", json_u64(m->read_errors));
 		json_add(mo, "write_errors", json_u64(m->write_errors));
 		json_add(mo, "flush_errors", json_u64(m->flush_errors));
+		if (has_sb[i])
+			mqs_format_uuid(sbs[i].member_uuid, uuid);
+		json_add(mo, "member_uuid",
+			 has_sb[i] ? json_object_new_string(uuid) : NULL);
 		json_object_array_add(arr, mo);
+		if (has_sb[i] && !sbo) {
+			sbo = json_object_new_object();
+			json_add(sbo, "format_version",
+				 json_u64(sbs[i].version));
+			json_add(sbo, "events", json_u64(sbs[i].events));
+			json_add(sbo, "state", json_object_new_string(
+				 mqs_sb_state_name(sbs[i].state)));
+			json_add(sbo, "ctime", json_u64(sbs[i].ctime));
+		}
 	}
 	json_add(o, "members", arr);
+	json_add(o, "superblock", sbo);
 
 	for (i = 0; i < NR_QLIMITS; i++)
 		json_add(ql, qlimits[i].key, qlimit_json(qdir, i));
@@ -267,14 +380,15 @@ static void print_size_line(const char *label, uint64_t v)
 
 static int status_text(uint32_t index, const struct mqstripe_info *info,
 		       const struct mqstripe_member_info *members,
+		       const struct mqs_sb *sbs, const bool *has_sb,
 		       uint32_t nr, const char *qdir)
 {
 	static const char *const headers[] = {
 		"SLOT", "DEVICE", "SIZE", "STATE", "READ_ERRORS",
-		"WRITE_ERRORS", "FLUSH_ERRORS",
+		"WRITE_ERRORS", "FLUSH_ERRORS", "MEMBER_UUID",
 	};
 	static const bool right[] = {
-		true, false, true, false, true, true, true,
+		true, false, true, false, true, true, true, false,
 	};
 	char path[PATH_MAX], uuid[37], buf[128];
 	struct table t;
@@ -295,8 +409,17 @@ static int status_text(uint32_t index, const struct mqstripe_info *info,
 	print_size_line("member data:", info->member_data_bytes);
 	printf("  %-18s%u\n", "queue depth:", info->queue_depth);
 	printf("  %-18s%u\n", "hw queues:", info->nr_hw_queues);
+	for (i = 0; i < nr && !has_sb[i]; i++)
+		;
+	if (i < nr)
+		printf("  %-18sformat %u, events %" PRIu64 ", %s\n",
+		       "superblock:", sbs[i].version, sbs[i].events,
+		       mqs_sb_state_name(sbs[i].state));
+	else
+		printf("  %-18snone (not started by stripectl)\n",
+		       "superblock:");
 
-	if (table_init(&t, 7, headers, right, (int)nr)) {
+	if (table_init(&t, 8, headers, right, (int)nr)) {
 		mqs_error("out of memory");
 		return -ENOMEM;
 	}
@@ -316,6 +439,9 @@ static int status_text(uint32_t index, const struct mqstripe_info *info,
 		table_set(&t, row, 4, "%" PRIu64, (uint64_t)m->read_errors);
 		table_set(&t, row, 5, "%" PRIu64, (uint64_t)m->write_errors);
 		table_set(&t, row, 6, "%" PRIu64, (uint64_t)m->flush_errors);
+		if (has_sb[i])
+			mqs_format_uuid(sbs[i].member_uuid, uuid);
+		table_set(&t, row, 7, "%s", has_sb[i] ? uuid : "-");
 	}
 	printf("\n");
 	table_print(&t, 2);
@@ -341,9 +467,11 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 	};
 	struct mqstripe_member_info *members;
 	struct mqstripe_info info;
+	struct mqs_sb *sbs;
 	struct mqs_ctl ctl;
+	bool *has_sb;
 	char qdir[64];
-	uint32_t index, nr;
+	uint32_t index, nr, i;
 	int first, rc;
 
 	switch (opts_parse(cmd, opts, argc, argv, &first)) {
@@ -380,10 +508,23 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 	     info.nr_members : MQSTRIPE_MAX_MEMBERS;
 	snprintf(qdir, sizeof(qdir), "/sys/block/%s%u/queue",
 		 MQSTRIPE_DISK_PREFIX, index);
+	sbs = calloc(nr ? nr : 1, sizeof(*sbs));
+	has_sb = calloc(nr ? nr : 1, sizeof(*has_sb));
+	if (!sbs || !has_sb) {
+		mqs_error("out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nr; i++)
+		has_sb[i] = member_sb(&members[i], info.uuid, &sbs[i]);
 	if (json)
-		status_json(index, &info, members, nr, qdir);
+		status_json(index, &info, members, sbs, has_sb, nr, qdir);
 	else
-		rc = status_text(index, &info, members, nr, qdir);
+		rc = status_text(index, &info, members, sbs, has_sb, nr,
+				 qdir);
+out:
+	free(sbs);
+	free(has_sb);
 	free(members);
 	return rc ? MQS_EXIT_FAIL : MQS_EXIT_OK;
 }

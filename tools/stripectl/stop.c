@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stripectl stop: MQSTRIPE_IOC_REMOVE, retried for a while on EBUSY.
+ * stripectl stop: learn the members (INFO), MQSTRIPE_IOC_REMOVE, retried
+ * for a while on EBUSY, then bump the event counter in every member's
+ * superblock and mark it clean, each member claimed exclusively for its
+ * write (the module has released them).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "devio.h"
 #include "parse.h"
 #include "stripectl.h"
+#include "superblock.h"
 
 /*
  * udev (blkid, the watch rule) opens a new or just-closed device for a
@@ -41,13 +48,41 @@ static void remove_stale_node(uint32_t index, uint32_t major, uint32_t minor)
 		unlink(path);
 }
 
+/* Every member's superblock: events + 1, state clean. */
+static int update_superblocks(const struct mqstripe_info *info,
+			      const struct mqstripe_member_info *members,
+			      uint32_t nr)
+{
+	char path[PATH_MAX];
+	uint32_t i;
+	int rc = MQS_EXIT_OK;
+
+	for (i = 0; i < nr; i++) {
+		const struct mqstripe_member_info *m = &members[i];
+		uint64_t devno = makedev(m->major, m->minor);
+
+		if (mqs_find_node(devno, path, sizeof(path))) {
+			mqs_error("member %u:%u (slot %u) is gone: its superblock was not updated",
+				  m->major, m->minor, m->slot);
+			rc = MQS_EXIT_FAIL;
+			continue;
+		}
+		if (sb_update_member(path, info->uuid, m->slot,
+				     MQS_SB_STATE_CLEAN) < 0)
+			rc = MQS_EXIT_FAIL;
+	}
+	incr_forget(info->uuid);
+	return rc;
+}
+
 int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 {
 	static const struct opt opts[] = { { 0 } };
+	struct mqstripe_member_info *members;
 	struct mqstripe_info info;
 	struct mqs_ctl ctl;
 	const char *arg;
-	uint32_t index;
+	uint32_t index, nr;
 	int first, rc, waited;
 
 	switch (opts_parse(cmd, opts, argc, argv, &first)) {
@@ -63,11 +98,21 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = mqs_find_array(&ctl, arg, &index, &info);
+	members = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*members));
+	if (!rc && !members)
+		rc = -ENOMEM;
+	/* the members, before REMOVE forgets them */
+	if (!rc)
+		rc = mqs_info(&ctl, index, &info, members,
+			      MQSTRIPE_MAX_MEMBERS);
 	if (rc) {
 		report_find_error(arg, rc, ctl.kernel_abi);
 		mqs_ctl_close(&ctl);
+		free(members);
 		return MQS_EXIT_FAIL;
 	}
+	nr = info.nr_members < MQSTRIPE_MAX_MEMBERS ? info.nr_members :
+						      MQSTRIPE_MAX_MEMBERS;
 
 	for (waited = 0;; waited += BUSY_STEP_MS) {
 		rc = mqs_remove(&ctl, index);
@@ -80,7 +125,9 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 	switch (rc) {
 	case 0:
 		remove_stale_node(index, info.major, info.minor);
-		return MQS_EXIT_OK;
+		rc = update_superblocks(&info, members, nr);
+		free(members);
+		return rc;
 	case -EBUSY:
 		mqs_error("/dev/%s%u: device is in use (mounted or open): unmount it first (see 'lsblk /dev/%s%u', 'fuser -vm /dev/%s%u')",
 			  MQSTRIPE_DISK_PREFIX, index, MQSTRIPE_DISK_PREFIX,
@@ -93,5 +140,6 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 		report_find_error(arg, rc, ctl.kernel_abi);
 		break;
 	}
+	free(members);
 	return MQS_EXIT_FAIL;
 }

@@ -29,11 +29,74 @@ static const struct cmd commands[] = {
 "device, /dev/mqstripeN, on stdout.  The module claims the members\n"
 "exclusively: they must not be mounted, open or in another array.\n"
 "\n"
+"Before the array starts, every member gets a superblock (4 KiB at byte\n"
+"4096, see docs/FORMAT.md) with the array's UUID, name and geometry and the\n"
+"member's slot and UUID, written and flushed; 'stripectl assemble' starts\n"
+"the array again from them, in slot order whatever the device names.\n"
+"Members that carry a filesystem, a partition table, an md or LVM\n"
+"signature or an mqstripe superblock are refused, naming what was found,\n"
+"unless --force wipes it.  A member in use is refused even with --force.\n"
+"\n"
 "SIZE is a number of bytes, or a number with a K, M or G suffix (also KiB,\n"
 "MiB, GiB; powers of 1024, any case).",
 		.min_args = 1,
 		.max_args = -1,
 		.missing = "no members given",
+	},
+	{
+		.name = "assemble",
+		.fn = cmd_assemble,
+		.args = "[OPTIONS] DEVICE... | --scan [OPTIONS] | --incremental DEVICE",
+		.summary = "start an array from the superblocks on its members",
+		.description =
+"Start an array from the superblocks on its members and print its device,\n"
+"/dev/mqstripeN.  Members are matched by the array UUID and put in the\n"
+"order of the slots in their superblocks, never by device name or by the\n"
+"order given.  Nothing is started when a slot is missing, two devices\n"
+"claim one slot, a device belongs to another array, the superblocks\n"
+"disagree on the geometry, a checksum fails, a superblock needs an unknown\n"
+"incompatible feature, a member's logical block size changed or a member\n"
+"is stale (its event counter behind the others'); the message names the\n"
+"device, slot or member UUID.  Starting bumps every member's event\n"
+"counter.\n"
+"\n"
+"With --scan, every block device in /proc/partitions is examined and\n"
+"every complete array found that is not running is started (one failing\n"
+"does not keep the others from starting); arrays already running are\n"
+"skipped.  With --incremental (for udev), DEVICE is recorded under\n"
+"/run/mqstripe (MQSTRIPE_RUN_DIR) and its array starts when the last slot\n"
+"arrives; a member of a running array is accepted and nothing done.",
+		.min_args = 0,
+		.max_args = -1,
+	},
+	{
+		.name = "examine",
+		.fn = cmd_examine,
+		.args = "[--json | --export] MEMBER",
+		.summary = "print the superblock of a member",
+		.description =
+"Print the mqstripe superblock of MEMBER (docs/FORMAT.md): array UUID and\n"
+"name, slot and member UUID, geometry, event counter, state, checksum and\n"
+"the member UUIDs of all slots.  Exit status 0 for a valid superblock, 1\n"
+"when there is none or it is damaged or unsupported (its fields are still\n"
+"printed, and the reason on stderr).",
+		.min_args = 1,
+		.max_args = 1,
+		.missing = "no MEMBER given",
+	},
+	{
+		.name = "zero-superblock",
+		.fn = cmd_zero_superblock,
+		.args = "MEMBER...",
+		.summary = "erase the superblock of members",
+		.description =
+"Erase the mqstripe superblock (the 4 KiB at byte 4096) of each MEMBER, so\n"
+"that it is no longer taken for a member of its array.  Refused while\n"
+"MEMBER is in use (in a running array, mounted, ...).  Nothing else on\n"
+"the device is changed.",
+		.min_args = 1,
+		.max_args = -1,
+		.missing = "no MEMBER given",
 	},
 	{
 		.name = "stop",
@@ -44,7 +107,8 @@ static const struct cmd commands[] = {
 "Stop the array DEVICE (/dev/mqstripeN, mqstripeN, a link to the device\n"
 "node or the array's name) and release its members.  An array that is\n"
 "mounted or open is not stopped: unmount it first.  The data on the\n"
-"members is left as it is.",
+"members is left as it is; their superblocks are marked clean and their\n"
+"event counter bumped: 'stripectl assemble' starts the array again.",
 		.min_args = 1,
 		.max_args = 1,
 		.missing = "no DEVICE given",
@@ -56,8 +120,8 @@ static const struct cmd commands[] = {
 		.summary = "list the arrays",
 		.description =
 "List the arrays, one line each: device, name, UUID, number of members,\n"
-"chunk, capacity and state.  Sizes in the text output are rounded; the\n"
-"JSON output has exact byte counts.",
+"chunk, capacity, state and the member devices by slot.  Sizes in the\n"
+"text output are rounded; the JSON output has exact byte counts.",
 		.min_args = 0,
 		.max_args = 0,
 	},
@@ -69,8 +133,9 @@ static const struct cmd commands[] = {
 		.description =
 "Show the array DEVICE (/dev/mqstripeN, mqstripeN, a link to the device\n"
 "node or the array's name): name, UUID, state, geometry, the members by\n"
-"slot with their error counters, and the queue limits the block layer\n"
-"uses (/sys/block/mqstripeN/queue).",
+"slot with their member UUIDs (from their superblocks) and error\n"
+"counters, and the queue limits the block layer uses\n"
+"(/sys/block/mqstripeN/queue).",
 		.min_args = 1,
 		.max_args = 1,
 		.missing = "no DEVICE given",
@@ -107,7 +172,7 @@ static void print_main_help(void)
 	       "devices such as NVMe namespaces, through %s.\n\n"
 	       "Commands:\n", MQS_CONTROL_PATH);
 	for (i = 0; i < NR_COMMANDS; i++)
-		printf("  %-10s%s\n", commands[i].name, commands[i].summary);
+		printf("  %-17s%s\n", commands[i].name, commands[i].summary);
 	printf("\nOptions:\n"
 	       "  -h, --help     show this help\n"
 	       "  -V, --version  show the versions of stripectl and of the loaded module\n"

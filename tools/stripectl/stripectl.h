@@ -3,8 +3,10 @@
 #define STRIPECTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "errmsg.h"
 #include "libmqs.h"
 
 /* Exit status, documented in "stripectl --help". */
@@ -86,9 +88,47 @@ void mqs_sleep_ms(unsigned int ms);
 const char *array_state_name(uint32_t state);
 const char *member_state_name(uint32_t state);
 
+/**
+ * struct sbw - one member whose superblock is being written (start.c)
+ * @path: the device.
+ * @excl: exclusive read-write descriptor while claimed, else -1.
+ * @dfd: O_DIRECT read-write descriptor for the superblock block, else -1.
+ * @old: the block as it was (restored if starting the array fails).
+ * @new: the block to write.
+ * @written: @new is on the device.
+ */
+struct sbw {
+	const char *path;
+	int excl;
+	int dfd;
+	uint8_t *old;
+	uint8_t *new;
+	bool written;
+};
+
+int check_member_path(struct mqs_member *m);
+void report_open_error(const char *path, int err);
+int check_distinct(const struct mqs_member *members, size_t nr);
+void sbw_init(struct sbw *w, const char *path);
+int sbw_claim(struct sbw *w);
+int sbw_reread(struct sbw *w);
+int sbw_write_all(struct sbw *w, size_t n);
+void sbw_restore_all(struct sbw *w, size_t n);
+void sbw_release(struct sbw *w, size_t n);
+void sbw_free(struct sbw *w, size_t n);
+int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
+		     uint32_t state);
+int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
+		const uint8_t uuid[16], uint32_t *index);
+int announce_array(struct mqs_ctl *ctl, uint32_t index);
+void incr_forget(const uint8_t uuid[16]);
+
 int cmd_create(const struct cmd *cmd, int argc, char **argv);
 int cmd_stop(const struct cmd *cmd, int argc, char **argv);
 int cmd_list(const struct cmd *cmd, int argc, char **argv);
 int cmd_status(const struct cmd *cmd, int argc, char **argv);
+int cmd_assemble(const struct cmd *cmd, int argc, char **argv);
+int cmd_examine(const struct cmd *cmd, int argc, char **argv);
+int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv);
 
 #endif /* STRIPECTL_H */

@@ -81,6 +81,7 @@ REAL(int, mknod, const char *, mode_t, dev_t)
 REAL(int, unlink, const char *)
 REAL(int, chown, const char *, uid_t, gid_t)
 REAL(int, ioctl, int, unsigned long, ...)
+REAL(int, close, int)
 
 static const char *root(void)
 {
@@ -543,6 +544,15 @@ int open64(const char *path, int flags, ...)
 	va_end(ap);
 	init_open64();
 	return do_open(real_open64, path, flags, mode);
+}
+
+/* a closed control fd number is soon a member's: forget it */
+int close(int fd)
+{
+	if (fd >= 0 && fd == ctl_fd)
+		ctl_fd = -1;
+	init_close();
+	return real_close(fd);
 }
 
 int stat(const char *path, struct stat *st)
