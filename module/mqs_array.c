@@ -39,6 +39,27 @@ static void mqs_event_work(struct work_struct *work)
 		kobject_uevent(&disk_to_dev(a->disk)->kobj, KOBJ_CHANGE);
 }
 
+/*
+ * Has the member disk gone away (hot removal)?  6.8+ tells us through
+ * ->mark_dead; before that only the disk itself does.
+ */
+static bool mqs_member_disk_gone(struct mqs_member *m)
+{
+	struct gendisk *disk = m->bdev->bd_disk;
+
+	return !disk_live(disk) || test_bit(GD_DEAD, &disk->state) ||
+	       blk_queue_dying(disk->queue);
+}
+
+/* The member's state, noticing a removal that no IO has seen yet. */
+static int mqs_member_state(struct mqs_member *m)
+{
+	if (atomic_read(&m->state) != MQSTRIPE_MEMBER_GONE &&
+	    mqs_member_disk_gone(m))
+		atomic_set(&m->state, MQSTRIPE_MEMBER_GONE);
+	return atomic_read(&m->state);
+}
+
 /**
  * mqs_member_failed() - account a failed member bio
  * @m: the member.
@@ -69,7 +90,7 @@ void mqs_member_failed(struct mqs_member *m, enum req_op op, bool flush,
 	 * A member disk that was removed fails every bio.  Kernels without
 	 * holder ops (before 6.8) tell us no other way: look at the disk.
 	 */
-	if (!disk_live(m->bdev->bd_disk)) {
+	if (mqs_member_disk_gone(m)) {
 		if (atomic_xchg(&m->state, MQSTRIPE_MEMBER_GONE) !=
 		    MQSTRIPE_MEMBER_GONE)
 			schedule_work(&a->event_work);
@@ -91,7 +112,7 @@ bool mqs_array_failed(struct mqs_array *a)
 	u32 i;
 
 	for (i = 0; i < a->nr_members; i++)
-		if (atomic_read(&a->members[i].state) != MQSTRIPE_MEMBER_OK)
+		if (mqs_member_state(&a->members[i]) != MQSTRIPE_MEMBER_OK)
 			return true;
 	return false;
 }
@@ -202,7 +223,7 @@ static ssize_t members_show(struct device *dev, struct device_attribute *attr,
 
 		n += sysfs_emit_at(buf, n, "%u %u:%u %pg %s\n", m->slot,
 				   MAJOR(m->dev), MINOR(m->dev), m->bdev,
-				   mqs_member_state_names[atomic_read(&m->state)]);
+				   mqs_member_state_names[mqs_member_state(m)]);
 	}
 	return n;
 }
@@ -836,7 +857,7 @@ int mqs_array_info(u32 index, struct mqstripe_info *info,
 			.major = MAJOR(m->dev),
 			.minor = MINOR(m->dev),
 			.slot = m->slot,
-			.state = atomic_read(&m->state),
+			.state = mqs_member_state(m),
 			.size_bytes = (u64)m->size_sectors << SECTOR_SHIFT,
 			.read_errors = atomic64_read(&m->read_errors),
 			.write_errors = atomic64_read(&m->write_errors),
