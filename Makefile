@@ -102,13 +102,13 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
-# Hook for the persistence issue: list its udev rule(s) and systemd unit(s)
-# (paths in the repository) here; install and uninstall handle them, "make
-# deb" stages them.  Add them to tools/debian/stripectl.install too, and
-# call dh_installsystemd/dh_installudev from tools/debian/rules if the unit
-# must be enabled or udev reloaded on package installation.
-UDEV_RULES :=
-SYSTEMD_UNITS :=
+# The udev rule and the systemd unit of persistent arrays (issue 3): every
+# tools/udev/*.rules and tools/systemd/*.service.  install copies them with
+# /usr/sbin/stripectl rewritten to SBINDIR; it does not enable the unit
+# (systemctl enable mqstripe-assemble.service does; the stripectl package
+# enables it, tools/debian/rules).
+UDEV_RULES := $(wildcard tools/udev/*.rules)
+SYSTEMD_UNITS := $(wildcard tools/systemd/*.service)
 UDEVRULESDIR ?= /lib/udev/rules.d
 SYSTEMDUNITDIR ?= /lib/systemd/system
 
@@ -135,6 +135,15 @@ DEB_FILES := $(DKMS_FILES) README.md tools/stripectl/Makefile \
 
 .PHONY: install uninstall dkms-source dkms-install dkms-uninstall deb pkg-check
 
+# install_sbin_path FILE DIR: FILE to DESTDIR/DIR, mode 0644, with
+# /usr/sbin/stripectl in it rewritten to SBINDIR/stripectl
+define install_sbin_path
+	install -d $(DESTDIR)$(2)
+	sed 's|/usr/sbin/stripectl|$(SBINDIR)/stripectl|g' $(1) >$(DESTDIR)$(2)/$(notdir $(1))
+	chmod 0644 $(DESTDIR)$(2)/$(notdir $(1))
+
+endef
+
 install: stripectl
 	install -D -m 0755 tools/stripectl/stripectl $(DESTDIR)$(SBINDIR)/stripectl
 	install -d $(DESTDIR)$(MANDIR)/man8
@@ -142,8 +151,7 @@ install: stripectl
 	chmod 0644 $(DESTDIR)$(MANDIR)/man8/stripectl.8.gz
 	install -D -m 0644 tools/stripectl/stripectl.bash-completion \
 		$(DESTDIR)$(BASHCOMPDIR)/stripectl
-	$(foreach f,$(UDEV_RULES),install -D -m 0644 $(f) $(DESTDIR)$(UDEVRULESDIR)/$(notdir $(f)) &&) true
-	$(foreach f,$(SYSTEMD_UNITS),install -D -m 0644 $(f) $(DESTDIR)$(SYSTEMDUNITDIR)/$(notdir $(f)) &&) true
+	$(foreach f,$(UDEV_RULES) $(SYSTEMD_UNITS),$(call install_sbin_path,$(f),$(if $(filter %.rules,$(f)),$(UDEVRULESDIR),$(SYSTEMDUNITDIR))))
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
@@ -206,3 +214,18 @@ deb:
 # package tests need root and dkms, and restore the host afterwards.
 pkg-check: stripectl vm-modules
 	sh tools/tests/pkg/run.sh
+
+# Benchmarks (tools/bench/): mqstripe against md raid0, dm-stripe, the
+# members in parallel (JBOD) and one member, in QEMU guests; results in
+# bench-results/<timestamp>/ (report.md, results.json, plots).
+#   make bench [QUICK=1] [KVER=6.1|6.12]
+#   make bench-smoke    QUICK run on one kernel; checks the output is
+#                       well-formed (used by make check)
+.PHONY: bench bench-smoke
+bench: deps
+	$(MAKE) stripectl vm-modules
+	QUICK='$(QUICK)' KVER='$(KVER)' bash tools/bench/bench.sh
+
+bench-smoke: deps
+	$(MAKE) stripectl vm-modules
+	sh tools/bench/smoke.sh

@@ -327,20 +327,12 @@ static void mqs_queue_rw(struct mqs_array *a, struct request *rq)
 	u64 chunks = last_chunk - (start >> g->chunk_shift) + 1;
 	u32 touched = chunks < g->nr_members ? (u32)chunks : g->nr_members;
 	struct mqs_loc loc;
-	struct blk_plug plug;
 	u32 base;
 
 	mqs_map_sector(g, start, &loc);
-	if (touched == 1) {
-		/* the lean path: one chunk, one member, one walk */
-		mqs_gather(a, rq, opf, loc.member, 0, 1);
-		return;
-	}
-	blk_start_plug(&plug);
 	for (base = 0; base < touched; base += MQS_GATHER_SLOTS)
 		mqs_gather(a, rq, opf, loc.member, base,
 			   min_t(u32, MQS_GATHER_SLOTS, touched - base));
-	blk_finish_plug(&plug);
 }
 
 static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
@@ -349,6 +341,7 @@ static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct mqs_array *a = hctx->queue->queuedata;
 	struct request *rq = bd->rq;
 	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	struct blk_plug plug, *outer;
 
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -366,6 +359,17 @@ static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
 	atomic_set(&cmd->status, (__force int)BLK_STS_OK);
 	blk_mq_start_request(rq);
 
+	/*
+	 * We may be called while the caller's plug is being flushed
+	 * (blk_finish_plug -> blk_mq_flush_plug_list -> direct issue).  Member
+	 * requests must not be added to that plug: on 6.1 the flush is still
+	 * walking its list (seen as an oops in blk_add_rq_to_plug).  Member
+	 * bios of one request go under a plug of our own instead.
+	 */
+	outer = current->plug;
+	current->plug = NULL;
+	blk_start_plug(&plug);
+
 	switch (req_op(rq)) {
 	case REQ_OP_FLUSH:
 		mqs_queue_flush(a, rq);
@@ -378,6 +382,8 @@ static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
 		mqs_queue_rw(a, rq);
 		break;
 	}
+	blk_finish_plug(&plug);
+	current->plug = outer;
 	mqs_put_cmd(rq);
 	return BLK_STS_OK;
 }

@@ -48,31 +48,34 @@ static void remove_stale_node(uint32_t index, uint32_t major, uint32_t minor)
 		unlink(path);
 }
 
-/* Every member's superblock: events + 1, state clean. */
-static int update_superblocks(const struct mqstripe_info *info,
-			      const struct mqstripe_member_info *members,
-			      uint32_t nr)
+/*
+ * Every member's superblock: events + 1, state clean.  The array is gone
+ * already, so a member that cannot be written (it failed, or went away) is
+ * a warning, not a failed stop: its event counter stays one behind, which
+ * assemble accepts.
+ */
+static void update_superblocks(const struct mqstripe_info *info,
+			       const struct mqstripe_member_info *members,
+			       uint32_t nr)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[MQS_ERR_LEN];
 	uint32_t i;
-	int rc = MQS_EXIT_OK;
 
 	for (i = 0; i < nr; i++) {
 		const struct mqstripe_member_info *m = &members[i];
 		uint64_t devno = makedev(m->major, m->minor);
 
 		if (mqs_find_node(devno, path, sizeof(path))) {
-			mqs_error("member %u:%u (slot %u) is gone: its superblock was not updated",
+			mqs_error("warning: member %u:%u (slot %u) is gone: its superblock was not updated; the array is stopped",
 				  m->major, m->minor, m->slot);
-			rc = MQS_EXIT_FAIL;
 			continue;
 		}
 		if (sb_update_member(path, info->uuid, m->slot,
-				     MQS_SB_STATE_CLEAN) < 0)
-			rc = MQS_EXIT_FAIL;
+				     MQS_SB_STATE_CLEAN, why, sizeof(why)) < 0)
+			mqs_error("warning: %s (slot %u): superblock not updated: %s; the array is stopped",
+				  path, m->slot, why);
 	}
 	incr_forget(info->uuid);
-	return rc;
 }
 
 int cmd_stop(const struct cmd *cmd, int argc, char **argv)
@@ -125,9 +128,9 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 	switch (rc) {
 	case 0:
 		remove_stale_node(index, info.major, info.minor);
-		rc = update_superblocks(&info, members, nr);
+		update_superblocks(&info, members, nr);
 		free(members);
-		return rc;
+		return MQS_EXIT_OK;
 	case -EBUSY:
 		mqs_error("/dev/%s%u: device is in use (mounted or open): unmount it first (see 'lsblk /dev/%s%u', 'fuser -vm /dev/%s%u')",
 			  MQSTRIPE_DISK_PREFIX, index, MQSTRIPE_DISK_PREFIX,

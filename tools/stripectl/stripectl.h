@@ -117,7 +117,7 @@ void sbw_restore_all(struct sbw *w, size_t n);
 void sbw_release(struct sbw *w, size_t n);
 void sbw_free(struct sbw *w, size_t n);
 int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
-		     uint32_t state);
+		     uint32_t state, char *why, size_t len);
 int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
 		const uint8_t uuid[16], uint32_t *index);
 int announce_array(struct mqs_ctl *ctl, uint32_t index);

@@ -122,6 +122,21 @@ mapfile -t many < <(seq -f "$TMP/none%g" 65)
 expect 2 "stripe width 65 members x 16M chunk = 1040M is larger than 1G: use --chunk 8M" create --chunk 16M "${many[@]}"
 mapfile -t many < <(seq -f "$TMP/none%g" 257)
 expect 2 "too many members: 257 given, at most 256" create "${many[@]}"
+expect 2 "--data-offset: data offset 4K is below 8K: the superblock" create --data-offset 4K /dev/x
+expect 2 "--data-offset: data offset 0 is below 8K" create --data-offset 0 /dev/x
+expect 2 "create: option '--force' takes no value" create --force=yes /dev/x
+expect 2 "assemble: no DEVICE given \\(or --scan\\)" assemble
+expect 2 "assemble: unexpected argument '/dev/x' with --scan" assemble --scan /dev/x
+expect 2 "assemble: --scan and --incremental exclude each other" assemble --scan --incremental
+expect 2 "assemble: --incremental takes exactly one DEVICE" assemble --incremental /dev/x /dev/y
+expect 2 "assemble: --incremental takes exactly one DEVICE" assemble --incremental --name a /dev/x
+expect 2 "assemble: give --name or --uuid, not both" assemble --name a --uuid 01234567-89ab-cdef-0123-456789abcdef /dev/x
+expect 2 "--uuid: 'xyz' is not a UUID" assemble --uuid xyz /dev/x
+expect 2 "--name: name 'a/b' has the character '/'" assemble --scan --name a/b
+expect 2 "examine: no MEMBER given" examine
+expect 2 "examine: unexpected argument '/dev/y'" examine /dev/x /dev/y
+expect 2 "examine: give --json or --export, not both" examine --json --export /dev/x
+expect 2 "zero-superblock: no MEMBER given" zero-superblock
 expect 2 "stop: no DEVICE given" stop
 expect 2 "stop: unexpected argument 'b'" stop a b
 expect 2 "status: no DEVICE given" status
@@ -137,6 +152,12 @@ expect 1 "^stripectl: $TMP/dangling: does not exist" create "$TMP/dangling"
 : >"$TMP/regular"
 expect 1 "^stripectl: $TMP/regular: not a block device but a regular file: attach it with 'losetup" create "$TMP/regular"
 expect 1 "^stripectl: /dev/null: not a block device but a character device" create /dev/null
+expect 1 "^stripectl: $TMP/nonexistent: does not exist" examine "$TMP/nonexistent"
+expect 1 "^stripectl: /dev/null: not a block device" examine /dev/null
+expect 1 "^stripectl: $TMP/regular: no mqstripe superblock" examine "$TMP/regular"
+expect 1 "^stripectl: $TMP/nonexistent: does not exist" assemble "$TMP/nonexistent"
+expect 1 "^stripectl: $TMP/regular: not a block device but a regular file" assemble "$TMP/regular"
+expect 1 "^stripectl: /dev/null: not a block device but a character device" zero-superblock /dev/null
 expect 1 "^stripectl: $TMP: not a block device but a directory" create "$TMP"
 expect 1 "^stripectl: $TMP/regular: not a block device" create --chunk 64K --name db "$TMP/regular" /dev/null
 

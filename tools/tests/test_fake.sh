@@ -244,6 +244,9 @@ keys = {"format_version": "format_version", "checksum": "checksum",
 bad = [k for k, v in keys.items() if a[k] != b[v]]
 sys.exit(1 if bad or a["status"] != "ok" else 0)' "$TMP/parsed.json" "$TMP/out"
 fi
+dd if="$L1" of="$TMP/member1.img" bs=8K count=1 status=none
+sc examine --export "$TMP/member1.img"
+check "examine of an image file" eval 'rc_is 0 && grep -qx MQSTRIPE_SLOT=1 "$TMP/out"'
 sc examine --export "$L5"
 check "examine --export of a non-member: nothing, exit 1" eval 'rc_is 1 && [ ! -s "$TMP/out" ] && no_err'
 sc examine "$L5"
