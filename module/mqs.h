@@ -150,7 +150,7 @@ int mqs_array_info(u32 index, struct mqstripe_info *info,
 		   struct mqstripe_member_info __user *umembers);
 int mqs_array_list(u32 *indexes, u32 cap, u32 *count);
 void mqs_array_remove_all(void);
-void mqs_member_failed(struct mqs_member *m, enum req_op op, bool flush,
+void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 		       blk_status_t status);
 bool mqs_array_failed(struct mqs_array *a);
 

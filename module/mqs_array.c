@@ -71,7 +71,7 @@ static int mqs_member_state(struct mqs_member *m)
  * member faulty and, on the first failure, sends a change uevent for the
  * array from process context.  Log lines are rate-limited.
  */
-void mqs_member_failed(struct mqs_member *m, enum req_op op, bool flush,
+void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 		       blk_status_t status)
 {
 	struct mqs_array *a = m->array;

@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make deb: mqstripe-dkms and stripectl build with Debian's tooling and
+# lintian reports no errors; dpkg -i installs both on the host, the
+# package's DKMS hook builds the module for every kernel with headers
+# (dkms status: installed; the .ko in updates/dkms/ with the right
+# vermagic), stripectl, its man page, completion, udev rule and systemd
+# unit (enabled) are in place; the
+# DKMS-built module loads in a guest (PKG_VM=0 skips it); apt-get purge
+# removes all of it: the host's file list is what it was before.
+# Needs root, dpkg-dev, debhelper, dh-dkms, dkms (and lintian).
+set -u
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$TOP" || exit 1
+
+mapfile -t KERNELS < <(header_kernels)
+[ "$(id -u)" = 0 ] || skip_all "needs root" "make deb"
+for t in dpkg-buildpackage dh dh_dkms dkms; do
+	command -v "$t" >/dev/null ||
+		skip_all "$t not installed (apt-get install dpkg-dev debhelper dh-dkms dkms)" "make deb"
+done
+mqstripe_present && skip_all "mqstripe is already installed (DKMS or package): not touching it" "make deb"
+
+TMP=$(mktemp -d) || exit 1
+APT=(apt-get -y -q -o DPkg::Lock::Timeout=300)
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	if dpkg-query -W -f='${Status}\n' mqstripe-dkms stripectl 2>/dev/null |
+		grep -qv 'not-installed$'; then
+		DEBIAN_FRONTEND=noninteractive "${APT[@]}" purge mqstripe-dkms stripectl >/dev/null 2>&1
+	fi
+	restore_mok
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+start=$SECONDS
+check "make deb" make deb
+echo "# make deb took $((SECONDS - start)) s"
+dkms_deb=$(ls build/deb/mqstripe-dkms_"$VERSION"_all.deb 2>/dev/null)
+tool_deb=$(ls build/deb/stripectl_"$VERSION"_*.deb 2>/dev/null)
+if [ -z "$dkms_deb" ] || [ -z "$tool_deb" ]; then
+	not_ok "build/deb/ has mqstripe-dkms_${VERSION}_all.deb and stripectl_${VERSION}_<arch>.deb"
+	finish
+fi
+ok "build/deb/ has $(basename "$dkms_deb") and $(basename "$tool_deb")"
+
+if command -v lintian >/dev/null; then
+	lintian --fail-on error -I build/deb/*.changes >"$TMP/lintian" 2>&1
+	rc=$?
+	grep -v 'running with root privileges' "$TMP/lintian" | diag
+	nerr=$(grep -c '^E: ' "$TMP/lintian")
+	nwarn=$(grep -c '^W: ' "$TMP/lintian")
+	if [ "$rc" -eq 0 ] && [ "$nerr" -eq 0 ]; then
+		ok "lintian: no errors ($nwarn warnings)"
+	else
+		not_ok "lintian: $nerr errors (exit $rc)"
+	fi
+else
+	skip "lintian not installed" "lintian: no errors"
+fi
+
+snapshot "$TMP/before"
+start=$SECONDS
+check "dpkg -i $(basename "$dkms_deb") $(basename "$tool_deb")" \
+	env DEBIAN_FRONTEND=noninteractive dpkg -i "$dkms_deb" "$tool_deb"
+echo "# dpkg -i took $((SECONDS - start)) s"
+dpkg-query -L mqstripe-dkms stripectl 2>/dev/null | LC_ALL=C sort -u >"$TMP/pkgfiles"
+
+st=$(dkms status -m mqstripe -v "$VERSION" 2>/dev/null)
+echo "$st" | diag
+for k in "${KERNELS[@]}"; do
+	if echo "$st" | grep -q "^mqstripe/$VERSION, $k, [^:]*: installed"; then
+		ok "$k: dkms status: installed"
+	else
+		not_ok "$k: dkms status: installed"
+	fi
+	if f=$(dkms_module "$k"); then
+		ok "$k: module in /lib/modules/$k/updates/dkms/"
+		check_module_file "$k" "$f"
+	else
+		not_ok "$k: module in /lib/modules/$k/updates/dkms/"
+	fi
+done
+
+expect "/usr/sbin/stripectl --version" "stripectl $VERSION" \
+	"$(/usr/sbin/stripectl --version 2>/dev/null | head -n 1)"
+expect "man -w stripectl" /usr/share/man/man8/stripectl.8.gz "$(man -w stripectl 2>/dev/null)"
+if MANWIDTH=80 man --warnings stripectl 2>&1 >/dev/null | grep -q .; then
+	not_ok "man stripectl (installed) renders without warnings"
+else
+	ok "man stripectl (installed) renders without warnings"
+fi
+if [ -f /usr/share/bash-completion/completions/stripectl ]; then
+	ok "bash completion /usr/share/bash-completion/completions/stripectl"
+else
+	not_ok "bash completion /usr/share/bash-completion/completions/stripectl"
+fi
+
+# The udev rule and the boot-time unit of persistent arrays, enabled.
+for f in tools/udev/*.rules; do
+	[ -f "$f" ] || continue
+	if [ -f "/lib/udev/rules.d/${f##*/}" ]; then
+		ok "udev rule /lib/udev/rules.d/${f##*/}"
+	else
+		not_ok "udev rule /lib/udev/rules.d/${f##*/}"
+	fi
+done
+for f in tools/systemd/*.service; do
+	[ -f "$f" ] || continue
+	u=${f##*/}
+	if [ -f "/lib/systemd/system/$u" ]; then
+		ok "systemd unit /lib/systemd/system/$u"
+	else
+		not_ok "systemd unit /lib/systemd/system/$u"
+	fi
+	wanted=$(sed -n 's/^WantedBy=//p' "$f")
+	if [ -n "$wanted" ] && [ -L "/etc/systemd/system/$wanted.wants/$u" ]; then
+		ok "$u enabled (/etc/systemd/system/$wanted.wants/)"
+	else
+		not_ok "$u enabled (/etc/systemd/system/$wanted.wants/)"
+	fi
+done
+
+# One guest boot: the module the package's DKMS hook built loads.
+RUNVM=$TOP/tools/vm/run-vm.sh
+k=${KERNELS[${#KERNELS[@]} - 1]}
+desc="$k guest: modprobe loads the packaged DKMS module; create, mkfs.xfs, mount"
+if [ "${PKG_VM:-1}" = 0 ]; then
+	skip "PKG_VM=0" "$desc"
+elif [ ! -x "$RUNVM" ] || ! command -v qemu-system-x86_64 >/dev/null; then
+	skip "no QEMU test bed" "$desc"
+else
+	start=$SECONDS
+	"$RUNVM" --kernel "$k" --nvme 4 --nvme-size 256M --timeout 300 --append oops=panic -- \
+		bash tools/tests/pkg/guest_dkms.sh "$VERSION" /usr/sbin/stripectl >"$TMP/guest" 2>&1
+	rc=$?
+	grep '^GUEST ' "$TMP/guest" | sed 's/^GUEST /# /'
+	if [ "$rc" -eq 0 ] && grep -q '^GUEST done' "$TMP/guest"; then
+		ok "$desc ($((SECONDS - start)) s)"
+	else
+		not_ok "$desc (exit $rc)"
+		grep -v '^GUEST ' "$TMP/guest" | tail -n 30 | diag
+	fi
+fi
+
+start=$SECONDS
+check "apt-get purge mqstripe-dkms stripectl" \
+	env DEBIAN_FRONTEND=noninteractive "${APT[@]}" purge mqstripe-dkms stripectl
+echo "# apt-get purge took $((SECONDS - start)) s"
+expect "dpkg: both packages gone" "" \
+	"$(dpkg-query -W -f='${Status}\n' mqstripe-dkms stripectl 2>/dev/null | grep -v 'not-installed$')"
+expect "dkms status after purge" "" "$(dkms status -m mqstripe 2>/dev/null)"
+left=$(while read -r f; do
+	[ -d "$f" ] && continue # shared directories (and /lib -> usr/lib)
+	{ [ -f "$f" ] || [ -L "$f" ]; } && echo "$f"
+done <"$TMP/pkgfiles")
+expect "no file of the packages left" "" "$left"
+for k in "${KERNELS[@]}"; do
+	if dkms_module "$k" >/dev/null || grep -q mqstripe "/lib/modules/$k/modules.dep"; then
+		not_ok "$k: module and its modules.dep entry gone"
+	else
+		ok "$k: module and its modules.dep entry gone"
+	fi
+done
+restore_mok
+snapshot "$TMP/after"
+compare_snapshots "host files as before dpkg -i" "$TMP/before" "$TMP/after"
+finish

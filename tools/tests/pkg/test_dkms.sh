@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make dkms-install / dkms-uninstall on the host, for every kernel with
+# headers installed (Debian's 6.1 and 6.12): the source in
+# /usr/src/mqstripe-<version> is exactly the module source, dkms status says
+# installed, the .ko land in /lib/modules/<release>/updates/dkms/ with the
+# right vermagic and version, signed with the DKMS MOK key.  While they are
+# installed, a QEMU guest per kernel loads the DKMS module with modprobe
+# (not the build tree's), creates an array, makes XFS and mounts it
+# (guest_dkms.sh; PKG_VM=0 skips the guests).  dkms-uninstall, then the
+# host's file list must be what it was.  Needs root and dkms.
+set -u
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$TOP" || exit 1
+
+mapfile -t KERNELS < <(header_kernels)
+[ "$(id -u)" = 0 ] || skip_all "needs root" "make dkms-install"
+command -v dkms >/dev/null || skip_all "dkms not installed (apt-get install dkms)" "make dkms-install"
+[ ${#KERNELS[@]} -gt 0 ] || skip_all "no kernel headers installed" "make dkms-install"
+mqstripe_present && skip_all "mqstripe is already installed (DKMS or package): not touching it" "make dkms-install"
+
+TMP=$(mktemp -d) || exit 1
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	if [ -n "$(dkms status -m mqstripe 2>/dev/null)" ] || [ -e "/usr/src/mqstripe-$VERSION" ]; then
+		make -s dkms-uninstall >/dev/null 2>&1
+	fi
+	restore_mok
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+snapshot "$TMP/before"
+echo "# kernels: ${KERNELS[*]}"
+
+start=$SECONDS
+check "make dkms-install KVERS=\"${KERNELS[*]}\"" make dkms-install KVERS="${KERNELS[*]}"
+echo "# dkms-install took $((SECONDS - start)) s"
+
+# The source DKMS builds from: exactly the module source, no build products
+# and nothing from tools/.
+src=/usr/src/mqstripe-$VERSION
+{
+	printf '%s\n' Kbuild Makefile dkms.conf module/probe.sh
+	(ls module/*.c module/*.h module/uapi/*.h module/probes/*.c) |
+		grep -vE '^module/mqstripe_probed\.h$|\.mod\.c$'
+} | LC_ALL=C sort >"$TMP/want-src"
+(cd "$src" 2>/dev/null && find . -type f -o -type l | sed 's|^\./||' | LC_ALL=C sort) >"$TMP/got-src"
+if diff -u "$TMP/want-src" "$TMP/got-src" >"$TMP/d"; then
+	ok "$src holds exactly the module source"
+else
+	not_ok "$src holds exactly the module source"
+	diag <"$TMP/d"
+fi
+
+st=$(dkms status -m mqstripe -v "$VERSION" 2>/dev/null)
+echo "$st" | diag
+for k in "${KERNELS[@]}"; do
+	if echo "$st" | grep -q "^mqstripe/$VERSION, $k, [^:]*: installed"; then
+		ok "$k: dkms status: installed"
+	else
+		not_ok "$k: dkms status: installed"
+	fi
+	if f=$(dkms_module "$k"); then
+		ok "$k: module in /lib/modules/$k/updates/dkms/"
+		check_module_file "$k" "$f"
+	else
+		not_ok "$k: module in /lib/modules/$k/updates/dkms/"
+	fi
+done
+
+# In the guests (the host root is their root: they see the installed
+# module and the host's modules.dep).
+RUNVM=$TOP/tools/vm/run-vm.sh
+for k in "${KERNELS[@]}"; do
+	desc="$k guest: modprobe loads the DKMS module; create, mkfs.xfs, mount"
+	if [ "${PKG_VM:-1}" = 0 ]; then
+		skip "PKG_VM=0" "$desc"
+		continue
+	fi
+	if [ ! -x "$RUNVM" ] || ! command -v qemu-system-x86_64 >/dev/null; then
+		skip "no QEMU test bed" "$desc"
+		continue
+	fi
+	if [ ! -x "$STRIPECTL" ]; then
+		skip "stripectl not built" "$desc"
+		continue
+	fi
+	start=$SECONDS
+	"$RUNVM" --kernel "$k" --nvme 4 --nvme-size 256M --timeout 300 --append oops=panic -- \
+		bash tools/tests/pkg/guest_dkms.sh "$VERSION" >"$TMP/guest" 2>&1
+	rc=$?
+	grep '^GUEST ' "$TMP/guest" | sed 's/^GUEST /# /'
+	if [ "$rc" -eq 0 ] && grep -q '^GUEST done' "$TMP/guest"; then
+		ok "$desc ($((SECONDS - start)) s)"
+	else
+		not_ok "$desc (exit $rc)"
+		grep -v '^GUEST ' "$TMP/guest" | tail -n 30 | diag
+	fi
+done
+
+check "make dkms-uninstall" make dkms-uninstall
+expect "dkms status after dkms-uninstall" "" "$(dkms status -m mqstripe 2>/dev/null)"
+for k in "${KERNELS[@]}"; do
+	if dkms_module "$k" >/dev/null || grep -q mqstripe "/lib/modules/$k/modules.dep"; then
+		not_ok "$k: module and its modules.dep entry gone"
+	else
+		ok "$k: module and its modules.dep entry gone"
+	fi
+done
+restore_mok
+snapshot "$TMP/after"
+compare_snapshots "host files as before dkms-install" "$TMP/before" "$TMP/after"
+finish
