@@ -34,6 +34,11 @@ make -s -C tools/tests check >"$log" 2>&1 || rc=1
 sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
 add_counts "unit tests"
 
+echo "== packaging: install, man page, DKMS and .deb (host and guests)"
+make -s pkg-check >"$log" 2>&1 || rc=1
+sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
+add_counts "package tests"
+
 for k in $kernels; do
 	echo "== selftests on kernel $k (QEMU guest)"
 	sh selftests/run.sh --kernel "$k" >"$log" 2>&1 || rc=1
