@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mqs_ioctl - the control ioctl ABI checks of test_11_bad_input.sh
+ *
+ * Usage: mqs_ioctl abi MEMBER MEMBER MEMBER   (three free block devices)
+ *        mqs_ioctl eperm                       (run without CAP_SYS_ADMIN)
+ *
+ * Compiled on the host by selftests/Makefile against module/uapi, so the
+ * struct layouts are the ones the module and stripectl use.  Prints KTAP-like
+ * "ok N ..."/"not ok N ..." lines; exit 0 if all passed, 1 otherwise.
+ * Every negative case has a positive control: the same struct with the
+ * fault removed succeeds, so an EINVAL for another reason cannot pass.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "mqstripe.h"
+
+static int nr_checks, nr_fail;
+static int ctl = -1;
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	nr_checks++;
+	if (!ok)
+		nr_fail++;
+	printf("%sok %d ", ok ? "" : "not ", nr_checks);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* ioctl returning 0 or the errno */
+static int xioctl(unsigned long cmd, void *arg)
+{
+	return ioctl(ctl, cmd, arg) ? errno : 0;
+}
+
+static const char *ename(int e)
+{
+	static char buf[32];
+
+	switch (e) {
+	case 0: return "success";
+	case EINVAL: return "EINVAL";
+	case EPERM: return "EPERM";
+	case EBADF: return "EBADF";
+	case ENOTBLK: return "ENOTBLK";
+	case EBUSY: return "EBUSY";
+	case ENOSPC: return "ENOSPC";
+	case ENODEV: return "ENODEV";
+	case EEXIST: return "EEXIST";
+	case ENOTTY: return "ENOTTY";
+	case EFAULT: return "EFAULT";
+	}
+	snprintf(buf, sizeof(buf), "errno %d", e);
+	return buf;
+}
+
+static void expect(int got, int want, const char *what)
+{
+	if (got == want)
+		result(1, "%s: %s", what, ename(want));
+	else
+		result(0, "%s # expected %s, got %s", what, ename(want), ename(got));
+}
+
+#define HDR(s) { .version = MQSTRIPE_ABI_VERSION, .size = sizeof(s) }
+
+static __u32 list_count(void)
+{
+	struct mqstripe_list l = { .hdr = HDR(l) };
+
+	if (xioctl(MQSTRIPE_IOC_LIST, &l))
+		return (__u32)-1;
+	return l.count;
+}
+
+/* ---------------------------------------------------------- version */
+static void t_version(void)
+{
+	struct mqstripe_version v = { .hdr = HDR(v) }, b;
+	int e;
+
+	e = xioctl(MQSTRIPE_IOC_GET_VERSION, &v);
+	expect(e, 0, "GET_VERSION valid");
+	result(v.hdr.version == MQSTRIPE_ABI_VERSION && v.abi_version == MQSTRIPE_ABI_VERSION,
+	       "GET_VERSION reports ABI %u (hdr.version %u, abi_version %u)",
+	       MQSTRIPE_ABI_VERSION, v.hdr.version, v.abi_version);
+	result(!(v.features & ~MQSTRIPE_FEAT_ALL), "GET_VERSION features 0x%llx within FEAT_ALL",
+	       (unsigned long long)v.features);
+	result(memchr(v.module_version, 0, sizeof(v.module_version)) && v.module_version[0],
+	       "GET_VERSION module_version is a NUL-terminated non-empty string");
+
+	memset(&b, 0, sizeof(b));
+	b.hdr.version = 99;
+	b.hdr.size = sizeof(b);
+	e = xioctl(MQSTRIPE_IOC_GET_VERSION, &b);
+	expect(e, 0, "GET_VERSION accepts any hdr.version (99)");
+	result(b.hdr.version == MQSTRIPE_ABI_VERSION,
+	       "GET_VERSION writes its own version back (got %u)", b.hdr.version);
+
+	b = (struct mqstripe_version){ .hdr = HDR(b) };
+	b.hdr.size -= 8;
+	expect(xioctl(MQSTRIPE_IOC_GET_VERSION, &b), EINVAL, "GET_VERSION hdr.size - 8");
+	b = (struct mqstripe_version){ .hdr = HDR(b) };
+	b.hdr.size = 0;
+	expect(xioctl(MQSTRIPE_IOC_GET_VERSION, &b), EINVAL, "GET_VERSION hdr.size 0");
+	b = (struct mqstripe_version){ .hdr = HDR(b) };
+	b.hdr.reserved = 1;
+	expect(xioctl(MQSTRIPE_IOC_GET_VERSION, &b), EINVAL, "GET_VERSION hdr.reserved 1");
+	b = (struct mqstripe_version){ .hdr = HDR(b) };
+	b.hdr.flags = 1;
+	expect(xioctl(MQSTRIPE_IOC_GET_VERSION, &b), EINVAL, "GET_VERSION hdr.flags 1");
+	b = (struct mqstripe_version){ .hdr = HDR(b) };
+	b.reserved0 = 1;
+	expect(xioctl(MQSTRIPE_IOC_GET_VERSION, &b), EINVAL, "GET_VERSION reserved0 1");
+	b = (struct mqstripe_version){ .hdr = HDR(b) };
+	b.reserved[3] = 1;
+	expect(xioctl(MQSTRIPE_IOC_GET_VERSION, &b), EINVAL, "GET_VERSION reserved[3] 1");
+}
+
+/* ------------------------------------------------------------- list */
+static void t_list(void)
+{
+	struct mqstripe_list l;
+
+	l = (struct mqstripe_list){ .hdr = HDR(l) };
+	expect(xioctl(MQSTRIPE_IOC_LIST, &l), 0, "LIST valid");
+	result(l.count == 0, "LIST count 0 with no array (got %u)", l.count);
+	l = (struct mqstripe_list){ .hdr = HDR(l) };
+	l.hdr.size += 8;
+	expect(xioctl(MQSTRIPE_IOC_LIST, &l), EINVAL, "LIST hdr.size + 8");
+	l = (struct mqstripe_list){ .hdr = HDR(l) };
+	l.hdr.version = MQSTRIPE_ABI_VERSION + 1;
+	expect(xioctl(MQSTRIPE_IOC_LIST, &l), EINVAL, "LIST unknown version");
+	l = (struct mqstripe_list){ .hdr = HDR(l) };
+	l.hdr.version = 0;
+	expect(xioctl(MQSTRIPE_IOC_LIST, &l), EINVAL, "LIST version 0");
+	l = (struct mqstripe_list){ .hdr = HDR(l) };
+	l.hdr.reserved = 1;
+	expect(xioctl(MQSTRIPE_IOC_LIST, &l), EINVAL, "LIST hdr.reserved 1");
+	l = (struct mqstripe_list){ .hdr = HDR(l) };
+	l.reserved[0] = 1;
+	expect(xioctl(MQSTRIPE_IOC_LIST, &l), EINVAL, "LIST reserved[0] 1");
+	l = (struct mqstripe_list){ .hdr = HDR(l) };
+	l.hdr.flags = 0x80000000u;
+	expect(xioctl(MQSTRIPE_IOC_LIST, &l), EINVAL, "LIST unknown flag");
+}
+
+/* ----------------------------------------------------------- create */
+static int fds[3];
+static const char *paths[3];
+static int regfd = -1;
+
+static void create_init(struct mqstripe_create *c, int *mfds, __u32 n)
+{
+	memset(c, 0, sizeof(*c));
+	c->hdr.version = MQSTRIPE_ABI_VERSION;
+	c->hdr.size = sizeof(*c);
+	c->members_ptr = (__u64)(uintptr_t)mfds;
+	c->nr_members = n;
+	c->chunk_bytes = 64 << 10;
+}
+
+static int do_remove(__u32 index)
+{
+	struct mqstripe_remove r = { .hdr = HDR(r), .index = index };
+	int i, e = EBUSY;
+
+	/* a transient open (e.g. udev probing) may make it busy briefly */
+	for (i = 0; i < 50 && e == EBUSY; i++) {
+		e = xioctl(MQSTRIPE_IOC_REMOVE, &r);
+		if (e == EBUSY)
+			usleep(100000);
+	}
+	return e;
+}
+
+/* A CREATE that must fail with @want (and error_code @code if >= 0). */
+static void bad_create(struct mqstripe_create *c, int want, int code,
+		       __u32 member, const char *what)
+{
+	__u32 before = list_count();
+	int e = xioctl(MQSTRIPE_IOC_CREATE, c);
+	__u32 after;
+
+	expect(e, want, what);
+	if (e == 0) {
+		do_remove(c->index);
+		return;
+	}
+	if (code >= 0)
+		result(c->error_code == (__u32)code && c->error_member == member,
+		       "%s: error_code %d error_member %d (got %u, %d)", what,
+		       code, (int)member, c->error_code, (int)c->error_member);
+	after = list_count();
+	result(after == before, "%s: no array left behind (LIST count %u -> %u)",
+	       what, before, after);
+}
+
+static void t_create(void)
+{
+	struct mqstripe_create c;
+	struct mqstripe_info info;
+	struct mqstripe_member_info mi[3];
+	struct mqstripe_remove r;
+	char path[64];
+	struct stat st;
+	int e, dup[2], bad[2];
+	__u32 idx;
+
+	/* positive control */
+	create_init(&c, fds, 3);
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	expect(e, 0, "CREATE valid (3 members, 64K chunk)");
+	if (e)
+		return;
+	idx = c.index;
+	snprintf(path, sizeof(path), "/dev/" MQSTRIPE_DISK_PREFIX "%u", idx);
+	result(!stat(path, &st) && S_ISBLK(st.st_mode), "CREATE made %s", path);
+	result(c.error_code == MQSTRIPE_ERR_NONE, "CREATE error_code 0 on success (got %u)",
+	       c.error_code);
+
+	memset(&info, 0, sizeof(info));
+	info.hdr.version = MQSTRIPE_ABI_VERSION;
+	info.hdr.size = sizeof(info);
+	info.index = idx;
+	info.members_cap = 3;
+	info.members_ptr = (__u64)(uintptr_t)mi;
+	e = xioctl(MQSTRIPE_IOC_INFO, &info);
+	expect(e, 0, "INFO valid");
+	result(!e && info.nr_members == 3 && info.chunk_bytes == 65536 &&
+	       info.data_offset_bytes == MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES &&
+	       info.queue_depth == MQSTRIPE_DEFAULT_QUEUE_DEPTH &&
+	       info.capacity_bytes == 3 * info.member_data_bytes &&
+	       info.member_data_bytes % 65536 == 0,
+	       "INFO geometry (members %u chunk %llu offset %llu depth %u capacity %llu member_data %llu)",
+	       info.nr_members, (unsigned long long)info.chunk_bytes,
+	       (unsigned long long)info.data_offset_bytes, info.queue_depth,
+	       (unsigned long long)info.capacity_bytes,
+	       (unsigned long long)info.member_data_bytes);
+	{
+		struct stat ms;
+		int k, ok = !e;
+
+		for (k = 0; k < 3 && ok; k++)
+			if (fstat(fds[k], &ms) || mi[k].major != major(ms.st_rdev) ||
+			    mi[k].minor != minor(ms.st_rdev) || mi[k].slot != (__u32)k)
+				ok = 0;
+		result(ok, "INFO members report the member device numbers in slot order");
+	}
+
+	info.hdr.size -= 8;
+	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO hdr.size - 8");
+	info.hdr.size += 8;
+	info.hdr.version = 2;
+	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO unknown version");
+	info.hdr.version = MQSTRIPE_ABI_VERSION;
+	info.reserved[5] = 1;
+	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO reserved[5] 1");
+	info.reserved[5] = 0;
+	info.index = 100000;
+	expect(xioctl(MQSTRIPE_IOC_INFO, &info), ENODEV, "INFO of a missing array");
+
+	r = (struct mqstripe_remove){ .hdr = HDR(r), .index = idx };
+	r.hdr.size += 8;
+	expect(xioctl(MQSTRIPE_IOC_REMOVE, &r), EINVAL, "REMOVE hdr.size + 8");
+	r = (struct mqstripe_remove){ .hdr = HDR(r), .index = idx };
+	r.hdr.version = 2;
+	expect(xioctl(MQSTRIPE_IOC_REMOVE, &r), EINVAL, "REMOVE unknown version");
+	r = (struct mqstripe_remove){ .hdr = HDR(r), .index = idx };
+	r.reserved0 = 1;
+	expect(xioctl(MQSTRIPE_IOC_REMOVE, &r), EINVAL, "REMOVE reserved0 1");
+	r = (struct mqstripe_remove){ .hdr = HDR(r), .index = idx };
+	r.reserved[0] = 1;
+	expect(xioctl(MQSTRIPE_IOC_REMOVE, &r), EINVAL, "REMOVE reserved[0] 1");
+	result(!stat(path, &st), "%s still there after the refused REMOVEs", path);
+
+	/* a member of this array cannot go into another one */
+	{
+		struct mqstripe_create c2;
+
+		create_init(&c2, fds, 1);
+		bad_create(&c2, EBUSY, MQSTRIPE_ERR_BUSY, 0, "CREATE with a member of another array");
+	}
+
+	expect(do_remove(idx), 0, "REMOVE valid");
+	result(stat(path, &st) != 0, "%s gone after REMOVE", path);
+	expect(do_remove(idx), ENODEV, "REMOVE again");
+
+	/* each fault on its own, over the same members */
+	create_init(&c, fds, 3);
+	c.hdr.size -= 8;
+	bad_create(&c, EINVAL, -1, 0, "CREATE hdr.size - 8");
+	create_init(&c, fds, 3);
+	c.hdr.size += 8;
+	bad_create(&c, EINVAL, -1, 0, "CREATE hdr.size + 8");
+	create_init(&c, fds, 3);
+	c.hdr.version = MQSTRIPE_ABI_VERSION + 1;
+	bad_create(&c, EINVAL, -1, 0, "CREATE unknown version");
+	create_init(&c, fds, 3);
+	c.hdr.version = 0;
+	bad_create(&c, EINVAL, -1, 0, "CREATE version 0");
+	create_init(&c, fds, 3);
+	c.hdr.reserved = 1;
+	bad_create(&c, EINVAL, -1, 0, "CREATE hdr.reserved 1");
+	create_init(&c, fds, 3);
+	c.hdr.flags = 1u << 31;
+	bad_create(&c, EINVAL, -1, 0, "CREATE unknown flag");
+	create_init(&c, fds, 3);
+	c.reserved0 = 1;
+	bad_create(&c, EINVAL, -1, 0, "CREATE reserved0 1");
+	create_init(&c, fds, 3);
+	c.reserved[5] = 1;
+	bad_create(&c, EINVAL, -1, 0, "CREATE reserved[5] 1");
+	create_init(&c, fds, 0);
+	bad_create(&c, EINVAL, -1, 0, "CREATE 0 members");
+	create_init(&c, fds, MQSTRIPE_MAX_MEMBERS + 1);
+	bad_create(&c, EINVAL, -1, 0, "CREATE 257 members");
+	create_init(&c, fds, 3);
+	c.chunk_bytes = 3072;
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_GEOMETRY, (__u32)-1, "CREATE chunk 3K");
+	create_init(&c, fds, 3);
+	c.chunk_bytes = 32 << 20;
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_GEOMETRY, (__u32)-1, "CREATE chunk 32M");
+	create_init(&c, fds, 3);
+	c.queue_depth = MQSTRIPE_MAX_QUEUE_DEPTH + 1;
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_QUEUE_DEPTH, (__u32)-1, "CREATE queue depth 4097");
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET;
+	c.data_offset_bytes = 4096 + 512;
+	bad_create(&c, EINVAL, -1, 0, "CREATE data offset 4.5K");
+	create_init(&c, fds, 3);
+	memset(c.name, 'a', sizeof(c.name));
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_NAME, (__u32)-1, "CREATE name without NUL");
+	create_init(&c, fds, 3);
+	strcpy(c.name, "a/b");
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_NAME, (__u32)-1, "CREATE name with '/'");
+
+	/* the same device through a second open file: found by dev_t */
+	dup[0] = fds[1];
+	dup[1] = open(paths[1], O_RDWR | O_CLOEXEC);
+	create_init(&c, dup, 2);
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_DUPLICATE, 1, "CREATE same member twice (two opens)");
+	close(dup[1]);
+	dup[1] = fds[1];
+	create_init(&c, dup, 2);
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_DUPLICATE, 1, "CREATE same member twice (same fd)");
+
+	bad[0] = fds[0];
+	bad[1] = regfd;
+	create_init(&c, bad, 2);
+	bad_create(&c, ENOTBLK, MQSTRIPE_ERR_NOT_BLOCK, 1, "CREATE with a regular file");
+	bad[1] = 999;
+	create_init(&c, bad, 2);
+	bad_create(&c, EBADF, MQSTRIPE_ERR_BAD_FD, 1, "CREATE with a closed fd");
+	create_init(&c, fds, 3);
+	c.members_ptr = 8;
+	bad_create(&c, EFAULT, -1, 0, "CREATE with a bad members_ptr");
+
+	/* name and UUID must be unique */
+	create_init(&c, fds, 1);
+	strcpy(c.name, "abi-test");
+	c.hdr.flags = MQSTRIPE_CREATE_F_UUID;
+	memset(c.uuid, 0x5a, sizeof(c.uuid));
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	expect(e, 0, "CREATE named abi-test with a given UUID");
+	if (!e) {
+		struct mqstripe_create c2;
+
+		idx = c.index;
+		create_init(&c2, fds + 1, 1);
+		strcpy(c2.name, "abi-test");
+		bad_create(&c2, EEXIST, MQSTRIPE_ERR_NAME_EXISTS, (__u32)-1,
+			   "CREATE with a name in use");
+		create_init(&c2, fds + 1, 1);
+		c2.hdr.flags = MQSTRIPE_CREATE_F_UUID;
+		memset(c2.uuid, 0x5a, sizeof(c2.uuid));
+		bad_create(&c2, EEXIST, MQSTRIPE_ERR_UUID_EXISTS, (__u32)-1,
+			   "CREATE with a UUID in use");
+		expect(do_remove(idx), 0, "REMOVE abi-test");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	char tmpl[] = "/tmp/mqs_ioctl.XXXXXX";
+	int i;
+
+	ctl = open("/dev/" MQSTRIPE_CONTROL_NAME, O_RDWR | O_CLOEXEC);
+	if (ctl < 0) {
+		printf("not ok 1 open /dev/%s: %s\n", MQSTRIPE_CONTROL_NAME, strerror(errno));
+		return 1;
+	}
+	if (argc == 2 && !strcmp(argv[1], "eperm")) {
+		struct mqstripe_version v = { .hdr = HDR(v) };
+		struct mqstripe_list l = { .hdr = HDR(l) };
+
+		expect(xioctl(MQSTRIPE_IOC_GET_VERSION, &v), EPERM,
+		       "GET_VERSION without CAP_SYS_ADMIN");
+		expect(xioctl(MQSTRIPE_IOC_LIST, &l), EPERM, "LIST without CAP_SYS_ADMIN");
+		return nr_fail ? 1 : 0;
+	}
+	if (argc != 5 || strcmp(argv[1], "abi")) {
+		fprintf(stderr, "usage: %s abi MEMBER MEMBER MEMBER | eperm\n", argv[0]);
+		return 2;
+	}
+	for (i = 0; i < 3; i++) {
+		paths[i] = argv[2 + i];
+		fds[i] = open(argv[2 + i], O_RDWR | O_CLOEXEC);
+		if (fds[i] < 0) {
+			printf("not ok 1 open %s: %s\n", argv[2 + i], strerror(errno));
+			return 1;
+		}
+	}
+	regfd = mkstemp(tmpl);
+	if (regfd < 0 || ftruncate(regfd, 64 << 20)) {
+		printf("not ok 1 temporary file: %s\n", strerror(errno));
+		return 1;
+	}
+	unlink(tmpl);
+
+	t_version();
+	t_list();
+	t_create();
+	printf("1..%d\n", nr_checks);
+	return nr_fail ? 1 : 0;
+}

@@ -1,0 +1,322 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Sector-tagged data patterns for the mqstripe selftests (O_DIRECT IO).
+
+Every 512-byte sector of a pattern starts with two little-endian u64: the
+sector's "tag" (its byte offset / 512 in the address space the pattern
+describes) and the seed; the rest of the sector is a seed-dependent filler.
+So any sector read back names where it was written and by which pass.
+
+  pattern.py fill  DEV OFF LEN SEED [--tag TAGOFF] [--vary]
+  pattern.py check DEV OFF LEN SEED [--tag TAGOFF]
+  pattern.py zero  DEV OFF LEN                  the range reads as zeroes
+  pattern.py mapcheck ARRAY CHUNK DOFF SEED MEMBER...
+        the members hold, at the offsets of the striping rule (chunk c on
+        member c mod N at DOFF + (c div N) * CHUNK), what "fill ARRAY 0
+        CAPACITY SEED" wrote through the array
+  pattern.py mapfill ARRAY|CAPACITY CHUNK DOFF SEED MEMBER...
+        write the members directly so that the array reads as
+        "check ARRAY 0 CAPACITY SEED" (no array needed: give its capacity)
+  pattern.py rw read|write DEV OFF LEN   one O_DIRECT IO: prints OK or the
+        errno name, exit 0 on success, 1 on an IO error
+  pattern.py regions DEV SEED OFF:LEN:zero|pat...
+        each range reads as zeroes or as the pattern SEED (tag = offset);
+        one process for many ranges (a process start costs under TCG)
+  pattern.py discard DEV discard|zeroout OFF:LEN...
+        BLKDISCARD or BLKZEROOUT of every range, all at once from threads
+        on one non-exclusive descriptor (blkdiscard opens O_EXCL, so two
+        blkdiscard processes cannot run concurrently); exit 1 if any failed
+
+OFF, LEN, TAGOFF: bytes, multiples of the logical block size; suffixes K, M.
+--tag defaults to OFF.  --vary: IO sizes cycle through odd multiples of 512
+so requests start and end at unaligned places.
+Exit 0 if all matched, 1 on a mismatch (first ones described), 2 on usage.
+"""
+import errno
+import fcntl
+import mmap
+import os
+import struct
+import sys
+import threading
+from array import array
+
+SECTOR = 512
+MAXIO = 4 << 20
+
+
+def num(s):
+    mult = 1
+    if s[-1] in "kKmMgG":
+        mult = 1 << {"k": 10, "m": 20, "g": 30}[s[-1].lower()]
+        s = s[:-1]
+    return int(s, 0) * mult
+
+
+class Pat:
+    """Expected bytes of a pattern, built with strided array copies."""
+
+    def __init__(self, seed):
+        self.seed = seed
+        filler = bytes(((i * 7 + seed * 13 + 3) & 0xFF) for i in range(SECTOR))
+        self.tmpl = filler * (MAXIO // SECTOR)
+
+    def get(self, tag_byte, n):
+        assert tag_byte % SECTOR == 0 and n % SECTOR == 0 and n <= MAXIO
+        ns = n // SECTOR
+        buf = bytearray(self.tmpl[:n])
+        q = memoryview(buf).cast("Q")
+        s0 = tag_byte // SECTOR
+        q[0::SECTOR // 8] = array("Q", range(s0, s0 + ns))
+        q[1::SECTOR // 8] = array("Q", [self.seed]) * ns
+        return bytes(buf)
+
+
+def describe(got, exp, devoff):
+    """Say what is at the first differing sector."""
+    for i in range(0, len(got), SECTOR):
+        if got[i:i + SECTOR] != exp[i:i + SECTOR]:
+            etag, eseed = struct.unpack_from("<QQ", exp, i)
+            gtag, gseed = struct.unpack_from("<QQ", got, i)
+            if not any(got[i:i + SECTOR]):
+                what = "zeroes"
+            elif gseed < 1 << 32 and gtag < 1 << 40:
+                what = "tag byte %d seed %d" % (gtag * SECTOR, gseed)
+            else:
+                what = "unknown data %s" % got[i:i + 16].hex()
+            return ("at device byte %d: expected tag byte %d seed %d, "
+                    "found %s" % (devoff + i, etag * SECTOR, eseed, what))
+    return None
+
+
+class Dev:
+    def __init__(self, path, write=False):
+        self.path = path
+        flags = (os.O_RDWR if write else os.O_RDONLY) | os.O_DIRECT
+        self.fd = os.open(path, flags)
+        self.buf = mmap.mmap(-1, MAXIO)
+        self.mv = memoryview(self.buf)
+
+    def pread(self, off, n):
+        got = os.preadv(self.fd, [self.mv[:n]], off)
+        if got != n:
+            raise OSError(errno.EIO, "short read %d of %d at %d on %s"
+                          % (got, n, off, self.path))
+        return bytes(self.mv[:n])
+
+    def pwrite(self, off, data):
+        n = len(data)
+        self.mv[:n] = data
+        put = os.pwritev(self.fd, [self.mv[:n]], off)
+        if put != n:
+            raise OSError(errno.EIO, "short write %d of %d at %d on %s"
+                          % (put, n, off, self.path))
+
+    def close(self):
+        os.fsync(self.fd)
+        os.close(self.fd)
+
+
+def sizes(vary):
+    if not vary:
+        while True:
+            yield 1 << 20
+    # odd sector counts: 0.5K .. ~2M, so IO starts and ends anywhere
+    seq = [1, 7, 127, 129, 255, 1023, 2049, 4095, 3, 511, 1025]
+    while True:
+        for s in seq:
+            yield s * SECTOR
+
+
+def fill(dev, off, length, seed, tag, vary):
+    d = Dev(dev, write=True)
+    p = Pat(seed)
+    pos = 0
+    it = sizes(vary)
+    while pos < length:
+        n = min(next(it), length - pos, MAXIO)
+        d.pwrite(off + pos, p.get(tag + pos, n))
+        pos += n
+    d.close()
+    return 0
+
+
+def check(dev, off, length, seed, tag, zero=False):
+    d = Dev(dev)
+    p = None if zero else Pat(seed)
+    pos = 0
+    bad = 0
+    while pos < length:
+        n = min(1 << 20, length - pos)
+        got = d.pread(off + pos, n)
+        exp = bytes(n) if zero else p.get(tag + pos, n)
+        if got != exp:
+            bad += 1
+            if bad <= 5:
+                print("mismatch in %s: %s" % (dev, describe(got, exp, off + pos)))
+        pos += n
+    if bad:
+        print("%s: %d MiB-blocks of %d bytes at %d differ" % (dev, bad, length, off))
+        return 1
+    return 0
+
+
+def geometry(array_dev, chunk, nmem):
+    """Rows of the array; ARRAY may also be its capacity in bytes."""
+    if array_dev.isdigit():
+        cap = int(array_dev)
+    else:
+        fd = os.open(array_dev, os.O_RDONLY)
+        try:
+            cap = os.lseek(fd, 0, os.SEEK_END)
+        finally:
+            os.close(fd)
+    if cap % (chunk * nmem):
+        print("capacity %d of %s is not whole stripes of %d"
+              % (cap, array_dev, chunk * nmem))
+    return cap // (chunk * nmem)
+
+
+def units(rows, n, m, chunk, doff, p):
+    """(member offset, expected bytes, first array chunk) of about 1 MiB."""
+    step = 1 << 20
+    if chunk >= step:
+        for r in range(rows):
+            c = r * n + m
+            for piece in range(0, chunk, step):
+                yield doff + r * chunk + piece, p.get(c * chunk + piece, step), c
+        return
+    per = step // chunk
+    for r in range(0, rows, per):
+        k = min(per, rows - r)
+        exp = b"".join(p.get(((r + i) * n + m) * chunk, chunk) for i in range(k))
+        yield doff + r * chunk, exp, r * n + m
+
+
+def mapwalk(args, write):
+    array_dev, chunk, doff, seed = args[0], num(args[1]), num(args[2]), num(args[3])
+    members = args[4:]
+    n = len(members)
+    rows = geometry(array_dev, chunk, n)
+    p = Pat(seed)
+    bad = 0
+    for m, mem in enumerate(members):
+        d = Dev(mem, write=write)
+        for moff, exp, c in units(rows, n, m, chunk, doff, p):
+            if write:
+                d.pwrite(moff, exp)
+                continue
+            got = d.pread(moff, len(exp))
+            if got != exp:
+                bad += 1
+                if bad <= 5:
+                    print("member %d (%s), from array chunk %d: %s"
+                          % (m, mem, c, describe(got, exp, moff)))
+        d.close()
+    if bad:
+        print("%d member ranges differ from the striping rule" % bad)
+        return 1
+    return 0
+
+
+def rw(op, dev, off, length):
+    try:
+        d = Dev(dev, write=(op == "write"))
+        if op == "read":
+            d.pread(off, length)
+        else:
+            d.pwrite(off, Pat(99).get(off, length))
+        os.close(d.fd)
+    except OSError as e:
+        print(errno.errorcode.get(e.errno, str(e.errno)))
+        return 1
+    print("OK")
+    return 0
+
+
+BLKDISCARD = 0x1277
+BLKZEROOUT = 0x127F
+
+
+def discard(dev, mode, ranges):
+    fd = os.open(dev, os.O_RDWR)
+    req = BLKZEROOUT if mode == "zeroout" else BLKDISCARD
+    errs = []
+    start = threading.Barrier(len(ranges))
+
+    def one(off, length):
+        start.wait()
+        try:
+            fcntl.ioctl(fd, req, struct.pack("QQ", off, length))
+        except OSError as e:
+            errs.append("%s %d+%d: %s" % (mode, off, length, e))
+
+    threads = [threading.Thread(target=one, args=r) for r in ranges]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    os.close(fd)
+    for e in errs:
+        print(e)
+    return 1 if errs else 0
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    cmd, args = argv[1], argv[2:]
+    opts = {}
+    pos = []
+    i = 0
+    while i < len(args):
+        if args[i] == "--tag":
+            opts["tag"] = num(args[i + 1])
+            i += 2
+        elif args[i] == "--vary":
+            opts["vary"] = True
+            i += 1
+        else:
+            pos.append(args[i])
+            i += 1
+    try:
+        if cmd in ("fill", "check") and len(pos) == 4:
+            dev, off, length, seed = pos[0], num(pos[1]), num(pos[2]), num(pos[3])
+            tag = opts.get("tag", off)
+            if cmd == "fill":
+                return fill(dev, off, length, seed, tag, opts.get("vary", False))
+            return check(dev, off, length, seed, tag)
+        if cmd == "zero" and len(pos) == 3:
+            return check(pos[0], num(pos[1]), num(pos[2]), 0, 0, zero=True)
+        if cmd in ("mapcheck", "mapfill") and len(pos) >= 5:
+            return mapwalk(pos, cmd == "mapfill")
+        if cmd == "regions" and len(pos) >= 3:
+            bad = 0
+            for r in pos[2:]:
+                off, length, kind = r.split(":")
+                off, length = num(off), num(length)
+                if length <= 0:
+                    continue
+                if kind == "zero":
+                    rc = check(pos[0], off, length, 0, 0, zero=True)
+                else:
+                    rc = check(pos[0], off, length, num(pos[1]), off)
+                if rc:
+                    print("range %d+%d (%s) differs" % (off, length, kind))
+                    bad += 1
+            return 1 if bad else 0
+        if cmd == "discard" and len(pos) >= 3 and pos[1] in ("discard", "zeroout"):
+            ranges = [tuple(num(x) for x in r.split(":")) for r in pos[2:]]
+            return discard(pos[0], pos[1], ranges)
+        if cmd == "rw" and len(pos) == 4 and pos[0] in ("read", "write"):
+            return rw(pos[0], pos[1], num(pos[2]), num(pos[3]))
+    except OSError as e:
+        print("pattern.py %s: %s" % (cmd, e))
+        return 1
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

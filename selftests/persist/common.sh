@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared by the persistence tests (selftests/persist/test_*.sh): sources
+# selftests/lib.sh (KTAP checks, module loading, kernel log marks, cleanup
+# registry) and adds what the superblock tests need.  The tests run in
+# guests booted by selftests/persist/run.sh, which keeps the NVMe images
+# between boots and shares $MQS_PERSIST_DIR (read-write) with every boot.
+
+# shellcheck disable=SC2034	# used by the sourcing tests
+PERSIST_SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib.sh
+. "$PERSIST_SELF/../lib.sh"
+
+SBTOOL=$PERSIST_SELF/sbtool.py
+PERSIST_DIR=${MQS_PERSIST_DIR:-}
+ARRAY_NAME=persist
+
+sbtool() { "$PYTHON" "$SBTOOL" "$@"; }
+
+# persist_init: mqs_init, and the share with the first boot's records
+persist_init() {
+	mqs_init
+	if [ -z "$PERSIST_DIR" ] || [ ! -d "$PERSIST_DIR" ]; then
+		mqs_skip "MQS_PERSIST_DIR not set: run through selftests/persist/run.sh"
+	fi
+}
+
+# ex DEV KEY: one value of "stripectl examine --export DEV"
+ex() {
+	"$STRIPECTL" examine --export "$1" 2>/dev/null | sed -n "s/^$2=//p"
+}
+
+# The NVMe serial of DEV: it follows the image, not the attachment order.
+serial() { tr -d ' ' <"/sys/class/block/$(blk_name "$1")/device/serial" 2>/dev/null; }
+
+# members_by_slot UUID: the devices carrying array UUID, in slot order
+# (one per line, "-" for a slot nobody holds).
+members_by_slot() {
+	local uuid=$1 d n=0 s
+	declare -A by=()
+	for d in $(nvme_disks); do
+		[ "$(ex "$d" MQSTRIPE_ARRAY_UUID)" = "$uuid" ] || continue
+		s=$(ex "$d" MQSTRIPE_SLOT)
+		by[$s]=$d
+		n=$(ex "$d" MQSTRIPE_MEMBERS)
+	done
+	for ((s = 0; s < n; s++)); do
+		echo "${by[$s]:--}"
+	done
+}
+
+# The array running with this UUID: /dev/mqstripeN, or nothing.
+array_by_uuid() {
+	local d
+	for d in /sys/block/mqstripe*; do
+		[ -e "$d/mqstripe/uuid" ] || continue
+		if [ "$(cat "$d/mqstripe/uuid")" = "$1" ]; then
+			echo "/dev/$(basename "$d")"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# Register an array started by assemble for the cleanup of lib.sh.
+track_array() { MQS_ARRAYS+=("$1"); }
+
+# no_arrays DESC: a check that no array exists
+check_no_arrays() {
+	local left
+	left=$(mqs_arrays | tr '\n' ' ')
+	if [ -z "$left" ]; then
+		pass "$1"
+	else
+		fail "$1" "arrays: $left"
+	fi
+}
+
+# check_free DESC DEV...: every DEV can be claimed exclusively
+check_free() {
+	local desc=$1 d
+	shift
+	for d in "$@"; do
+		if ! blk_claimable "$d"; then
+			fail "$desc" "$d is claimed"
+			return
+		fi
+	done
+	pass "$desc"
+}
+
+# read_record: the first boot's array (UUID, NAME) and files
+read_record() {
+	[ -r "$PERSIST_DIR/array" ] ||
+		mqs_die "the first boot's record $PERSIST_DIR/array exists" "test_01_create did not finish"
+	UUID=$(sed -n 's/^UUID=//p' "$PERSIST_DIR/array")
+	NAME=$(sed -n 's/^NAME=//p' "$PERSIST_DIR/array")
+	NFILES=$(sed -n 's/^NFILES=//p' "$PERSIST_DIR/array")
+	[ -n "$UUID" ] || mqs_die "record has the array UUID"
+}
+
+# A tree of files of many sizes (some larger than a stripe), random data,
+# and their checksums in $2.
+write_tree() {
+	local dir=$1 sums=$2 i j sz
+	for i in 0 1 2; do
+		mkdir -p "$dir/d$i/sub"
+		for j in 0 1 2 3 4; do
+			sz=$(((i * 5 + j) * 53 * 1024 + 511 * j + 1))
+			head -c "$sz" /dev/urandom >"$dir/d$i/f$j"
+			head -c $((sz / 3 + 1)) /dev/urandom >"$dir/d$i/sub/g$j"
+		done
+	done
+	head -c $((5 << 20)) /dev/urandom >"$dir/big"
+	(cd "$dir" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$sums"
+}

@@ -1,0 +1,238 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Independent reader of the mqstripe superblock, written from docs/FORMAT.md
+alone (it shares no code with stripectl), and the tools the persistence
+tests need to damage a superblock or plant foreign signatures.
+
+  sbtool.py parse DEV            the superblock as JSON (every field, the
+                                 checks of "Reading"); exit 1 if not valid
+  sbtool.py crc32c TEXT          CRC-32C of TEXT (check value of 123456789)
+  sbtool.py flip DEV OFFSET      XOR byte OFFSET of the superblock with 0x01
+  sbtool.py set-incompat DEV BIT set a feature_incompat bit, fix the checksum
+  sbtool.py save DEV FILE        copy the 4096-byte superblock to FILE
+  sbtool.py restore DEV FILE     write it back
+  sbtool.py gpt DEV              write a protective MBR and a GPT (primary
+                                 and backup) with one partition
+"""
+import json
+import os
+import struct
+import sys
+import uuid as uuidlib
+import zlib
+
+SB_OFFSET = 4096
+SB_SIZE = 4096
+MAGIC = b"MQSTRIPE"
+
+# (offset, size or struct format, name) from the table of docs/FORMAT.md
+FIELDS = [
+    (0x000, "8s", "magic"),
+    (0x008, "<I", "format_version"),
+    (0x00C, "<I", "checksum"),
+    (0x010, "<Q", "feature_compat"),
+    (0x018, "<Q", "feature_incompat"),
+    (0x020, "<Q", "sb_offset_bytes"),
+    (0x028, "<I", "layout_version"),
+    (0x02C, "<I", "state"),
+    (0x030, "16s", "array_uuid"),
+    (0x040, "16s", "member_uuid"),
+    (0x050, "<I", "slot"),
+    (0x054, "<I", "nr_members"),
+    (0x058, "<Q", "chunk_bytes"),
+    (0x060, "<Q", "data_offset_bytes"),
+    (0x068, "<Q", "data_bytes"),
+    (0x070, "<I", "array_logical_block_size"),
+    (0x074, "<I", "member_logical_block_size"),
+    (0x078, "<Q", "ctime"),
+    (0x080, "<Q", "utime"),
+    (0x088, "<Q", "events"),
+    (0x090, "32s", "name"),
+    (0x0B0, "80s", "reserved"),
+]
+TABLE_OFFSET = 0x100
+TABLE_SLOTS = 240
+
+
+def crc32c(data, crc=0):
+    """CRC-32C, reflected polynomial 0x82F63B78, init/final 0xFFFFFFFF."""
+    crc ^= 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+
+def block_crc(block):
+    return crc32c(block[:0x00C] + b"\0\0\0\0" + block[0x010:SB_SIZE])
+
+
+def read_block(dev):
+    fd = os.open(dev, os.O_RDONLY)
+    try:
+        return os.pread(fd, SB_SIZE, SB_OFFSET)
+    finally:
+        os.close(fd)
+
+
+def write_block(dev, block):
+    assert len(block) == SB_SIZE
+    fd = os.open(dev, os.O_RDWR)
+    try:
+        os.pwrite(fd, block, SB_OFFSET)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def is_pow2(v):
+    return v > 0 and v & (v - 1) == 0
+
+
+def parse(block):
+    """Every field of the table, and the checks of "Reading" in order."""
+    sb = {}
+    for off, fmt, name in FIELDS:
+        (sb[name],) = struct.unpack_from(fmt, block, off)
+    raw_name = sb["name"]
+    sb["magic"] = sb["magic"].decode("ascii", "replace")
+    sb["array_uuid"] = str(uuidlib.UUID(bytes=sb["array_uuid"]))
+    sb["member_uuid"] = str(uuidlib.UUID(bytes=sb["member_uuid"]))
+    sb["name"] = raw_name.split(b"\0", 1)[0].decode("ascii", "replace")
+    sb["reserved_zero"] = sb.pop("reserved") == bytes(80)
+    n = min(sb["nr_members"], TABLE_SLOTS)
+    table = [block[TABLE_OFFSET + 16 * i:TABLE_OFFSET + 16 * (i + 1)]
+             for i in range(TABLE_SLOTS)]
+    sb["member_uuids"] = [str(uuidlib.UUID(bytes=t)) for t in table[:n]]
+    sb["table_tail_zero"] = all(t == bytes(16) for t in table[n:])
+    sb["checksum_computed"] = block_crc(block)
+
+    def verdict():
+        if sb["magic"] != MAGIC.decode():
+            return "none"
+        if sb["format_version"] != 1:
+            return "unknown-version"
+        if sb["checksum"] != sb["checksum_computed"]:
+            return "bad-checksum"
+        if sb["feature_incompat"] != 0:
+            return "unknown-incompat-feature"
+        if sb["layout_version"] != 1:
+            return "unknown-layout"
+        nr, chunk = sb["nr_members"], sb["chunk_bytes"]
+        checks = [
+            sb["sb_offset_bytes"] == SB_OFFSET,
+            1 <= nr <= 256,
+            sb["slot"] < nr,
+            is_pow2(chunk) and 4096 <= chunk <= 16 << 20,
+            nr * chunk <= 1 << 30,
+            sb["data_offset_bytes"] >= 8192,
+            sb["data_offset_bytes"] % 4096 == 0,
+            sb["data_bytes"] > 0 and sb["data_bytes"] % chunk == 0,
+            is_pow2(sb["member_logical_block_size"]),
+            512 <= sb["member_logical_block_size"] <= 4096,
+            is_pow2(sb["array_logical_block_size"]),
+            sb["member_logical_block_size"] <=
+            sb["array_logical_block_size"] <= 4096,
+            sb["state"] in (0, 1),
+            b"\0" in raw_name,
+            all(c.isalnum() or c in "._-" for c in sb["name"]),
+            sb["array_uuid"] != str(uuidlib.UUID(int=0)),
+            sb["member_uuid"] != str(uuidlib.UUID(int=0)),
+            sb["slot"] >= TABLE_SLOTS or
+            sb["member_uuids"][sb["slot"]] == sb["member_uuid"],
+        ]
+        return "ok" if all(checks) else "invalid"
+
+    sb["status"] = verdict()
+    return sb
+
+
+def gpt(dev):
+    """PMBR + primary and backup GPT, one Linux partition from LBA 2048."""
+    fd = os.open(dev, os.O_RDWR)
+    try:
+        size = os.lseek(fd, 0, os.SEEK_END)
+        lbs = 512
+        try:
+            with open("/sys/class/block/%s/queue/logical_block_size" %
+                      os.path.basename(os.path.realpath(dev))) as f:
+                lbs = int(f.read())
+        except OSError:
+            pass
+        last = size // lbs - 1
+        entries_lbas = 16384 // lbs
+        first_usable = 2 + entries_lbas
+        last_usable = last - 1 - entries_lbas
+        pstart = 1048576 // lbs
+        pend = min(last_usable, pstart + 8 * 1048576 // lbs - 1)
+        entry = struct.pack("<16s16sQQQ72s",
+                            uuidlib.UUID("0fc63daf-8483-4772-8e79-3d69d8477de4").bytes_le,
+                            uuidlib.uuid4().bytes_le, pstart, pend, 0,
+                            "mqs-test".encode("utf-16-le"))
+        entries = entry + bytes(128 * 127)
+        ecrc = zlib.crc32(entries) & 0xFFFFFFFF
+        disk_guid = uuidlib.uuid4().bytes_le
+
+        def header(my_lba, alt_lba, entries_lba):
+            h = struct.pack("<8sIIIIQQQQ16sQIII", b"EFI PART", 0x00010000, 92,
+                            0, 0, my_lba, alt_lba, first_usable, last_usable,
+                            disk_guid, entries_lba, 128, 128, ecrc)
+            h = h[:16] + struct.pack("<I", zlib.crc32(h) & 0xFFFFFFFF) + h[20:]
+            return h + bytes(lbs - len(h))
+
+        mbr = bytearray(lbs)
+        mbr[446:462] = struct.pack("<BBBBBBBBII", 0, 0, 2, 0, 0xEE, 0xFF, 0xFF,
+                                   0xFF, 1, min(last, 0xFFFFFFFF))
+        mbr[510:512] = b"\x55\xaa"
+        os.pwrite(fd, bytes(mbr), 0)
+        os.pwrite(fd, header(1, last, 2), lbs)
+        os.pwrite(fd, entries, 2 * lbs)
+        os.pwrite(fd, entries, (last - entries_lbas) * lbs)
+        os.pwrite(fd, header(last, 1, last - entries_lbas), last * lbs)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    cmd = argv[1]
+    if cmd == "crc32c" and len(argv) == 3:
+        print("0x%08x" % crc32c(argv[2].encode()))
+        return 0
+    if cmd == "parse" and len(argv) == 3:
+        sb = parse(read_block(argv[2]))
+        print(json.dumps(sb, indent=1, sort_keys=True))
+        return 0 if sb["status"] == "ok" else 1
+    if cmd == "flip" and len(argv) == 4:
+        block = bytearray(read_block(argv[2]))
+        block[int(argv[3], 0)] ^= 0x01
+        write_block(argv[2], bytes(block))
+        return 0
+    if cmd == "set-incompat" and len(argv) == 4:
+        block = bytearray(read_block(argv[2]))
+        (flags,) = struct.unpack_from("<Q", block, 0x018)
+        struct.pack_into("<Q", block, 0x018, flags | 1 << int(argv[3]))
+        struct.pack_into("<I", block, 0x00C, block_crc(bytes(block)))
+        write_block(argv[2], bytes(block))
+        return 0
+    if cmd == "save" and len(argv) == 4:
+        with open(argv[3], "wb") as f:
+            f.write(read_block(argv[2]))
+        return 0
+    if cmd == "restore" and len(argv) == 4:
+        with open(argv[3], "rb") as f:
+            write_block(argv[2], f.read())
+        return 0
+    if cmd == "gpt" and len(argv) == 3:
+        gpt(argv[2])
+        return 0
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

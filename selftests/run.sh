@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [--kernel K]... [-j N] [--timeout SEC] [TEST...]
+#
+# Host side of the selftests: builds the C helper, boots QEMU guests with
+# tools/vm/run-vm.sh and runs run_guest.sh in them, on each kernel asked for
+# (default: 6.1 and 6.12; any --kernel value run-vm.sh takes, e.g. debug).
+# Tests are grouped into as few boots as the drive configurations allow:
+#   main:  4 vCPUs, 4 NVMe (272M: mkfs.xfs sets sunit only from 1 GiB on;
+#          sparse), 512-byte blocks, 2 virtio-blk 512/4096
+#          -> every test
+#   lbs4k: 4 vCPUs, 4 NVMe with 4096-byte blocks, 1 virtio-blk 512/16384
+#          -> test_03_limits (its 4K-block and big-physical-block cases)
+# A test run in several boots counts once per kernel: failed if it failed
+# anywhere, passed if it passed somewhere, else skipped.
+# Prints each kernel's KTAP and ends with one line
+# "N passed, N failed, N skipped"; exit 1 on any failure.
+# Console logs: selftests/output/<kernel>/<boot>.log.
+#   -j N        run up to N guests at once (default 1; the host has few cores)
+#   --timeout   guest timeout per boot in seconds (default 2400 main, 600 lbs4k)
+#   --env N=V   export N=V in the guests (e.g. STRIPECTL=..., MQS_TIMEOUT=...)
+#   TEST...     only these tests (test_05_fio_verify, test_05 or 05)
+
+set -u
+SELF=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$SELF/.." && pwd)
+RUNVM=${MQS_RUNVM:-$REPO/tools/vm/run-vm.sh}
+OUT=$SELF/output
+
+kernels=()
+jobs=1
+gtimeout=
+only=()
+envs=()
+usage() {
+	sed -n '3,/^$/s/^# \{0,1\}//p' "$0"
+	exit "$1"
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) [ $# -ge 2 ] || usage 2; kernels+=("$2"); shift 2 ;;
+	--kernel=*) kernels+=("${1#*=}"); shift ;;
+	-j) [ $# -ge 2 ] || usage 2; jobs=$2; shift 2 ;;
+	--timeout) [ $# -ge 2 ] || usage 2; gtimeout=$2; shift 2 ;;
+	--env) [ $# -ge 2 ] || usage 2; envs+=(--env "$2"); shift 2 ;;
+	-h | --help) usage 0 ;;
+	-*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
+	*) only+=("$1"); shift ;;
+	esac
+done
+[ ${#kernels[@]} -gt 0 ] || kernels=(6.1 6.12)
+[ -x "$RUNVM" ] || { echo "run.sh: $RUNVM not found" >&2; exit 2; }
+
+# All tests, and the boots: name, run-vm options, tests ("all" = every test)
+ALL=()
+for t in "$SELF"/test_[0-9][0-9]_*.sh; do
+	t=$(basename "$t")
+	ALL+=("${t%.sh}")
+done
+BOOTS=(main lbs4k)
+declare -A BOOT_OPTS BOOT_TESTS BOOT_TIMEOUT
+BOOT_OPTS[main]="--cpus 4 --mem 3072 --nvme 4 --nvme-size 272M --virtio-blk 2:64M:512:4096"
+BOOT_TESTS[main]="${ALL[*]}"
+BOOT_TIMEOUT[main]=${gtimeout:-2400}
+BOOT_OPTS[lbs4k]="--cpus 4 --mem 1024 --nvme 4 --nvme-size 80M --nvme-lbs 4096 --nvme-pbs 4096 --virtio-blk 1:64M:512:16384"
+BOOT_TESTS[lbs4k]="test_03_limits"
+BOOT_TIMEOUT[lbs4k]=${gtimeout:-600}
+
+# the tests asked for
+selected() {
+	local t=$1 o
+	[ ${#only[@]} -eq 0 ] && return 0
+	for o in "${only[@]}"; do
+		o=${o%.sh}
+		[[ $o =~ ^[0-9]+$ ]] && o=$(printf 'test_%02d' "$((10#$o))")
+		[[ $t == "$o" || $t == "$o"_* ]] && return 0
+	done
+	return 1
+}
+TESTS=()
+for t in "${ALL[@]}"; do selected "$t" && TESTS+=("$t"); done
+[ ${#TESTS[@]} -gt 0 ] || { echo "run.sh: no test matches: ${only[*]}" >&2; exit 2; }
+
+# the C helper (test_11) is built here, on the host
+if ! make -s -C "$SELF" all >/dev/null 2>"$OUT.make.err"; then
+	echo "# make -C selftests failed: $(head -c 500 "$OUT.make.err")"
+fi
+rm -f "$OUT.make.err"
+
+# run_boot KERNEL BOOT: one guest; its console goes to OUT/KERNEL/BOOT.log,
+# its result lines to stdout prefixed with the kernel and boot
+run_boot() {
+	local k=$1 b=$2 t tests=() log rc start
+	for t in ${BOOT_TESTS[$b]}; do selected "$t" && tests+=("$t.sh"); done
+	[ ${#tests[@]} -gt 0 ] || return 0
+	mkdir -p "$OUT/$k"
+	log=$OUT/$k/$b.log
+	start=$(date +%s)
+	# shellcheck disable=SC2086	# BOOT_OPTS is a word list
+	(cd "$REPO" && "$RUNVM" --kernel "$k" ${BOOT_OPTS[$b]} --timeout "${BOOT_TIMEOUT[$b]}" \
+		"${envs[@]}" -- selftests/run_guest.sh "${tests[@]}") </dev/null >"$log" 2>&1
+	rc=$?
+	echo "$rc $(($(date +%s) - start))" >"$OUT/$k/$b.status"
+	tr -d '\r' <"$log" | grep -E '^(not )?ok [0-9]+ selftests: mqstripe: ' |
+		sed "s|^|# [$k/$b] |"
+	echo "# [$k/$b] guest exit status $rc after $(($(date +%s) - start)) s"
+}
+
+start_all=$(date +%s)
+pids=()
+for k in "${kernels[@]}"; do
+	rm -rf "${OUT:?}/$k"
+	for b in "${BOOTS[@]}"; do
+		run_boot "$k" "$b" &
+		pids+=($!)
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
+	done
+done
+wait "${pids[@]}"
+
+# aggregate
+tp=0
+tf=0
+ts=0
+for k in "${kernels[@]}"; do
+	declare -A res=() why=()
+	boots_txt=""
+	for b in "${BOOTS[@]}"; do
+		log=$OUT/$k/$b.log
+		[ -f "$OUT/$k/$b.status" ] || continue
+		read -r rc secs <"$OUT/$k/$b.status"
+		boots_txt+="$b ${secs}s (exit $rc); "
+		for t in ${BOOT_TESTS[$b]}; do
+			selected "$t" || continue
+			line=$(tr -d '\r' <"$log" | grep -E "^(not )?ok [0-9]+ selftests: mqstripe: $t\.sh( |$)" | tail -n 1)
+			if [ -z "$line" ]; then
+				r=fail
+				w="no result from boot $b (guest exit $rc: 124 timeout, 125 crash)"
+			elif [[ $line == "not ok"* ]]; then
+				r=fail
+				w="$b: ${line#*# }"
+			elif [[ $line == *"# SKIP"* ]]; then
+				r=skip
+				w="$b: ${line#*# SKIP }"
+			else
+				r=pass
+				w=""
+			fi
+			prev=${res[$t]:-}
+			if [ "$r" = fail ] || [ -z "$prev" ] || { [ "$prev" = skip ] && [ "$r" = pass ]; }; then
+				if [ "$prev" != fail ]; then
+					res[$t]=$r
+					why[$t]=$w
+				fi
+			fi
+		done
+	done
+	echo "TAP version 13"
+	echo "# kernel $k: ${boots_txt}logs in $OUT/$k/"
+	echo "1..${#TESTS[@]}"
+	i=0
+	for t in "${TESTS[@]}"; do
+		i=$((i + 1))
+		case ${res[$t]:-fail} in
+		pass) echo "ok $i $k: $t"; tp=$((tp + 1)) ;;
+		skip) echo "ok $i $k: $t # SKIP ${why[$t]}"; ts=$((ts + 1)) ;;
+		*) echo "not ok $i $k: $t # ${why[$t]:-not run}"; tf=$((tf + 1)) ;;
+		esac
+	done
+	unset res why
+done
+echo "# total time $(($(date +%s) - start_all)) s"
+echo "$tp passed, $tf failed, $ts skipped"
+[ "$tf" -eq 0 ]

@@ -1,0 +1,230 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_guest.sh [TEST...] - run selftests inside a test guest
+#
+# Loads the module, runs the given tests (names like test_03_limits.sh,
+# test_03_limits or 03; default: all) in order and prints KTAP, one line per
+# test, each test's own output indented with "# ".  A test gets the
+# per-test timeout of ./settings (timeout=, kselftest style; MQS_TIMEOUT
+# overrides); a test that exceeds it is killed and fails.  After each test
+# the kernel log written since the test started is scanned (WARNING, BUG,
+# Oops, hung tasks, RCU stalls, UBSAN, KASAN, leaks): any hit fails it, and
+# so do arrays or dm devices it left behind (they are removed).
+# Ends with "# totals: pass:N fail:N skip:N"; exit 1 if any test failed.
+
+. "$(dirname "$0")/lib.sh"
+
+timeout_s=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$MQS_DIR/settings" 2>/dev/null)
+timeout_s=${MQS_TIMEOUT:-${timeout_s:-300}}
+
+tests=()
+if [ $# -eq 0 ]; then
+	for t in "$MQS_DIR"/test_[0-9][0-9]_*.sh; do tests+=("$(basename "$t")"); done
+else
+	for a in "$@"; do
+		a=${a%.sh}
+		[[ $a =~ ^[0-9]+$ ]] && a=$(printf 'test_%02d_' "$((10#$a))")
+		m=
+		for f in "$MQS_DIR"/test_[0-9][0-9]_*.sh; do
+			f=$(basename "$f")
+			if [[ $f == "$a".sh || $f == "$a"* ]]; then
+				m=$f
+				break
+			fi
+		done
+		if [ -z "$m" ]; then
+			echo "run_guest.sh: no test matches '$a'" >&2
+			exit 2
+		fi
+		tests+=("$m")
+	done
+fi
+
+ktap_header
+ktap_plan ${#tests[@]}
+if [ "${MQS_GUEST:-0}" != 1 ]; then
+	i=0
+	for t in "${tests[@]}"; do
+		i=$((i + 1))
+		ktap_skip $i "selftests: mqstripe: $t" "not in a test guest (MQS_GUEST!=1)"
+	done
+	echo "# totals: pass:0 fail:0 skip:${#tests[@]}"
+	exit 0
+fi
+
+# Debian's guests: raise the hung-task timeout and printk so that slow TCG
+# emulation does not cause noise, and keep tests from writing the console.
+sysctl -q kernel.hung_task_timeout_secs=240 2>/dev/null
+diag "kernel $(uname -r), $(nproc) CPUs, timeout ${timeout_s}s per test"
+diag "NVMe: $(nvme_disks | tr '\n' ' ') virtio: $(virtio_disks | tr '\n' ' ')"
+
+mod_ok=1
+modmsg=
+if ! modmsg=$(mqs_load_module 2>&1); then
+	mod_ok=0
+	diag "cannot load $MQS_MODULE: $modmsg"
+fi
+kmemleak=/sys/kernel/debug/kmemleak
+[ -e "$kmemleak" ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+[ -w "$kmemleak" ] && echo clear >"$kmemleak" 2>/dev/null
+
+# remove what a killed test may have left: mounts on arrays, arrays, dm
+leftovers() {
+	local what="" d m
+	while read -r m; do
+		[ -n "$m" ] || continue
+		what+="mount $m; "
+		umount "$m" 2>/dev/null || umount -l "$m"
+	done < <(awk '$1 ~ /^\/dev\/mqstripe|^\/dev\/mapper\/mqst-|mqs-tmpfs/ || $2 ~ /^\/tmp\/mqs-/ { print $2 }' /proc/mounts | sort -r)
+	for d in /sys/block/mqstripe*; do
+		[ -e "$d" ] || continue
+		what+="array $(basename "$d"); "
+		timeout 60 "$STRIPECTL" stop "/dev/$(basename "$d")" >/dev/null 2>&1
+	done
+	for d in $(dmsetup ls 2>/dev/null | awk '$1 ~ /^mqst-/ { print $1 }'); do
+		what+="dm $d; "
+		dmsetup remove --noudevsync --retry "$d" >/dev/null 2>&1
+	done
+	for d in $(losetup -n -O NAME,BACK-FILE 2>/dev/null | awk '$2 ~ /^\/tmp\/mqs-/ { print $1 }'); do
+		what+="loop $d; "
+		losetup -d "$d"
+	done
+	echo "$what"
+}
+
+# taint bit 7 (D): an oops or BUG killed a task; later tests would only
+# hang on its leftovers, so they are reported as failed without running
+died() {
+	local taint
+	read -r taint </proc/sys/kernel/tainted
+	[ $((taint & 128)) -ne 0 ]
+}
+died_in=
+died && died_in="before the tests"
+
+npass=0
+nfail=0
+nskip=0
+i=0
+for t in "${tests[@]}"; do
+	i=$((i + 1))
+	name="selftests: mqstripe: $t"
+	echo "# $name"
+	if [ $mod_ok = 0 ]; then
+		ktap_not_ok $i "$name # module not loaded: $modmsg"
+		nfail=$((nfail + 1))
+		continue
+	fi
+	if [ -n "$died_in" ]; then
+		ktap_not_ok $i "$name # not run: the kernel oopsed in $died_in"
+		nfail=$((nfail + 1))
+		continue
+	fi
+	mqs_load_module >/dev/null 2>&1 || diag "module reload failed before $t"
+	mark=$(klog_mark "start $t")
+	start=$(date +%s)
+	fifo=$(mktemp -u /tmp/mqs-fifo.XXXXXX)
+	mkfifo "$fifo"
+	log=$(mktemp /tmp/mqs-log.XXXXXX)
+	awk -v lf="$log" '{ print "# " $0; fflush(); print > lf; fflush(lf) }' <"$fifo" &
+	sedpid=$!
+	MQS_TEST=${t%.sh} setsid bash "$MQS_DIR/$t" >"$fifo" 2>&1 </dev/null &
+	tpid=$!
+	rc=
+	timed_out=0
+	oops_at=
+	while :; do
+		if ! kill -0 "$tpid" 2>/dev/null; then
+			wait "$tpid"
+			rc=$?
+			break
+		fi
+		# an oops leaves the test stuck: give it 20 s, not the full timeout
+		if [ -z "$oops_at" ] && died; then
+			oops_at=$(date +%s)
+		fi
+		if [ $(($(date +%s) - start)) -ge "$timeout_s" ] ||
+			{ [ -n "$oops_at" ] && [ $(($(date +%s) - oops_at)) -ge 20 ]; }; then
+			timed_out=1
+			kill -TERM -- "-$tpid" 2>/dev/null
+			for _ in $(seq 20); do
+				kill -0 "$tpid" 2>/dev/null || break
+				sleep 0.5
+			done
+			kill -KILL -- "-$tpid" 2>/dev/null
+			for _ in $(seq 20); do
+				kill -0 "$tpid" 2>/dev/null || break
+				sleep 0.5
+			done
+			rc=124
+			break
+		fi
+		sleep 0.2
+	done
+	# the reader ends when every writer has closed the fifo; a process
+	# stuck in D state may keep it open: do not wait for it forever
+	for _ in $(seq 25); do
+		kill -0 "$sedpid" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill "$sedpid" 2>/dev/null
+	wait "$sedpid" 2>/dev/null
+	rm -f "$fifo"
+	took=$(($(date +%s) - start))
+
+	reasons=()
+	if [ $timed_out = 1 ] && [ -n "$oops_at" ]; then
+		reasons+=("killed 20 s after a kernel oops")
+	elif [ $timed_out = 1 ]; then
+		reasons+=("timed out after ${timeout_s}s")
+	fi
+	left=
+	died || left=$(leftovers)	# after an oops, umount and stop may hang
+	if [ -n "$left" ]; then
+		diag "left behind: $left"
+		reasons+=("left behind: $left")
+	fi
+	if ! klog=$(klog_scan "$mark"); then
+		diag "kernel log since the test started:"
+		diag "$klog"
+		reasons+=("kernel log has warnings")
+	fi
+	if [ -w "$kmemleak" ]; then
+		echo scan >"$kmemleak" 2>/dev/null
+		leaks=$(grep -A 30 'unreferenced object' "$kmemleak" 2>/dev/null)
+		if grep -q mqstripe <<<"$leaks"; then
+			diag "kmemleak:"
+			diag "$leaks"
+			reasons+=("kmemleak reports mqstripe objects")
+		fi
+		echo clear >"$kmemleak" 2>/dev/null
+	fi
+	if died; then
+		died_in=$t
+		reasons+=("kernel oops (taint D)")
+	fi
+	[ ${#reasons[@]} -gt 0 ] && rc=1
+	skipwhy=$(sed -n 's/^ok [0-9]* .* # SKIP //p' "$log" | head -n 1)
+	rm -f "$log"
+	case $rc in
+	0)
+		ktap_ok $i "$name # ${took}s"
+		npass=$((npass + 1))
+		;;
+	4)
+		ktap_skip $i "$name" "${skipwhy:-no reason given}"
+		nskip=$((nskip + 1))
+		;;
+	*)
+		if [ ${#reasons[@]} -gt 0 ]; then
+			ktap_not_ok $i "$name # ${took}s; $(IFS=';'; echo "${reasons[*]}")"
+		else
+			ktap_not_ok $i "$name # ${took}s; exit code $rc"
+		fi
+		nfail=$((nfail + 1))
+		;;
+	esac
+done
+echo "# totals: pass:$npass fail:$nfail skip:$nskip"
+[ $nfail -eq 0 ]

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Data integrity with fio: write then verify (crc32c) the whole array with
+# block sizes from the array's logical block size to 2 MiB, random and
+# sequential, libaio and io_uring, O_DIRECT and buffered.  Random sizes and
+# a sequential job starting at an odd sector make requests start and end
+# anywhere: across chunk and stripe boundaries.  Buffered jobs are verified a
+# second time after dropping the page cache, so the device itself is read.
+# Catches: data on the wrong member or offset, lost or torn parts of
+# multi-member requests, completion before all member bios are done.
+
+. "$(dirname "$0")/lib.sh"
+mqs_init
+mqs_require_cmd fio
+
+mapfile -t NV < <(nvme_disks)
+[ ${#NV[@]} -ge 4 ] || mqs_skip "needs 4 NVMe namespaces, found ${#NV[@]}"
+
+# the whole device, kept at 4 x 32 MiB with a large data offset (TCG is slow)
+doff=$((($(blk_bytes "${NV[0]}") >> 20) - 32))
+[ "$doff" -ge 1 ] || doff=1
+mqs_must_create --chunk 64K --data-offset "${doff}M" "${NV[@]:0:4}"
+DEV=$MQS_DEV
+lbs=$(qattr "$DEV" logical_block_size)
+size=$(blk_bytes "$DEV")
+diag "$DEV: $size bytes, logical block $lbs, chunk 64K, stripe 256K"
+
+# fio_job NAME [fio options...]: write + verify over the whole device
+fio_job() {
+	local name=$1 out=$MQS_TMP/fio-$1.out
+	shift
+	local common=(--name="$name" --filename="$DEV" --verify=crc32c --do_verify=1
+		--verify_fatal=1 --verify_dump=0 --bsrange="$lbs"-2m --blockalign="$lbs"
+		--randrepeat=1 --randseed=4242 --end_fsync=1 "$@")
+	if timeout 600 fio "${common[@]}" >"$out" 2>&1; then
+		pass "fio $name: write and verify"
+		diag "$(grep -E '^ +(READ|WRITE):' "$out")"
+	else
+		fail "fio $name: write and verify" "fio ${common[*]}" "$(tail -n 25 "$out")"
+		return 1
+	fi
+	if [[ " $* " == *" --direct=0 "* ]]; then
+		drop_caches
+		if timeout 600 fio "${common[@]}" --verify_only >"$out" 2>&1; then
+			pass "fio $name: verify again from the device (page cache dropped)"
+		else
+			fail "fio $name: verify again from the device (page cache dropped)" \
+				"$(tail -n 25 "$out")"
+		fi
+	fi
+}
+
+uring_ok=1
+if [ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)" != 0 ]; then
+	uring_ok=0
+fi
+
+fio_job rand-libaio-direct --ioengine=libaio --iodepth=16 --direct=1 --rw=randwrite \
+	--size="$size"
+if [ $uring_ok = 1 ]; then
+	fio_job seq-uring-direct-odd-start --ioengine=io_uring --iodepth=16 --direct=1 \
+		--rw=write --offset=$((3 * lbs)) --size=$((size - 3 * lbs))
+	fio_job rand-uring-buffered --ioengine=io_uring --iodepth=8 --direct=0 \
+		--rw=randwrite --size="$size"
+else
+	fail "io_uring available" "kernel.io_uring_disabled = $(cat /proc/sys/kernel/io_uring_disabled)"
+fi
+fio_job seq-libaio-buffered --ioengine=libaio --iodepth=4 --direct=0 --rw=write \
+	--offset=$((5 * lbs)) --size=$((size - 5 * lbs))
+# many small random IOs at a high depth over a few stripes: concurrency
+fio_job rand-small-deep --ioengine=libaio --iodepth=64 --direct=1 --rw=randwrite \
+	--bsrange="$lbs"-16k --size=$((4 << 20)) --numjobs=1
+
+check_stop "$DEV"
+mqs_finish

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bad input: each refused with its own one-line error (naming the member or
+# option) and exit code, and nothing left behind: no new /dev/mqstripe* or
+# /sys/block/mqstripe*, the members claimable again (O_EXCL open), no
+# kernel warning.  Then the control ABI directly (mqs_ioctl, built on the
+# host by selftests/Makefile): wrong hdr.size, unknown version, non-zero
+# reserved fields and flags, duplicates by device number, bad fds, each
+# with a positive control.
+# Catches: a half-created array or a member left claimed after a refused
+# create, unchecked reserved fields, duplicate detection by path only,
+# geometry limits not enforced in the kernel.
+
+. "$(dirname "$0")/lib.sh"
+mqs_init
+
+mapfile -t NV < <(nvme_disks)
+[ ${#NV[@]} -ge 4 ] || mqs_skip "needs 4 NVMe namespaces, found ${#NV[@]}"
+M=("${NV[@]:0:4}")
+IOCTL=$MQS_DIR/mqs_ioctl
+
+arrays() { mqs_arrays | tr '\n' ' '; mqs_nodes | tr '\n' ' '; }
+
+# bad DESC RC ERE [--keep "arrays"] -- ARGS...: stripectl ARGS must fail
+# with RC and ERE on stderr; then nothing new exists, members free, log clean
+bad() {
+	local desc=$1 rc=$2 re=$3 before m mark
+	shift 3
+	[ "$1" = -- ] && shift
+	before=$(arrays)
+	mark=$(klog_mark "test_11 case: $desc")
+	check_fails "$desc: exit $rc, message /$re/" "$rc" "$re" "$STRIPECTL" "$@"
+	check_eq "$desc: nothing left behind" "$before" "$(arrays)"
+	local free=()
+	for m in "${M[@]}"; do
+		# members that are legitimately busy in this case are skipped
+		[[ " ${BUSY[*]} " == *" $m "* ]] || free+=("$m")
+	done
+	check_eq "$desc: members free again (O_EXCL open works)" "" "$(blk_busy "${free[@]}")"
+	check_klog "$desc: no kernel warning" "$mark"
+}
+BUSY=()
+
+n0=$(blk_name "${M[0]}")
+n1=$(blk_name "${M[1]}")
+bad "no members" 2 'member' -- create "${MQS_FORCE[@]}" --chunk 64K
+bad "the same member twice" 1 "$n1.*(twice|same device|duplicate)" -- create "${MQS_FORCE[@]}" "${M[0]}" "${M[1]}" "${M[1]}"
+# the same device under another name: found by device number
+IFS=: read -r maj min < <(blk_devno "${M[1]}")
+mknod "$MQS_TMP/alias" b "$maj" "$min"
+bad "the same member twice, by another path" 1 "alias.*(twice|same device|duplicate)" -- \
+	create "${MQS_FORCE[@]}" "${M[1]}" "$MQS_TMP/alias"
+bad "a path that does not exist" 1 '/dev/nonexistent-mqs.*(not exist|no such|not found)' -- \
+	create "${MQS_FORCE[@]}" "${M[0]}" /dev/nonexistent-mqs
+truncate -s 64M "$MQS_TMP/regular"
+bad "a regular file" 1 'regular.*not a block device|not a block device' -- \
+	create "${MQS_FORCE[@]}" "${M[0]}" "$MQS_TMP/regular"
+bad "a character device" 1 'not a block device' -- create "${MQS_FORCE[@]}" "${M[0]}" /dev/null
+
+# mounted member
+mkfs.ext4 -q -F "${M[3]}" >/dev/null 2>&1
+if [ ${#MQS_FORCE[@]} -gt 0 ]; then
+	# a member carrying a filesystem is refused without --force, untouched
+	bad "a member with a filesystem, no --force" 1 "$(blk_name "${M[3]}").*(ext4|filesystem)" -- \
+		create "${M[3]}"
+	check_eq "the refused member still carries its ext4 signature" ext4 \
+		"$(blkid -p -o value -s TYPE "${M[3]}" 2>&1)"
+	bad "data offset 4K (below the superblock's 8K)" 2 '--data-offset' -- \
+		create --force --data-offset 4K "${M[0]}" "${M[1]}"
+fi
+if mqs_mount "${M[3]}" "$MQS_TMP/mnt"; then
+	BUSY=("${M[3]}")
+	bad "a mounted member" 1 "$(blk_name "${M[3]}").*(busy|in use|mounted)" -- \
+		create "${MQS_FORCE[@]}" "${M[0]}" "${M[3]}"
+	umount "$MQS_TMP/mnt"
+	BUSY=()
+	if blk_claimable "${M[3]}"; then pass "unmounted member free"; else fail "unmounted member free"; fi
+else
+	fail "mount ext4 on ${M[3]}"
+fi
+
+# member of another array
+if mqs_create --chunk 64K "${M[0]}" "${M[1]}"; then
+	first=$MQS_DEV
+	BUSY=("${M[0]}" "${M[1]}")
+	bad "a member of another array" 1 "$n1.*(busy|in use|another array)" -- \
+		create "${MQS_FORCE[@]}" "${M[2]}" "${M[1]}"
+	check_cmd "the other array still reads" dd if="$first" of=/dev/null bs=64k count=4 iflag=direct status=none
+	check_eq "the other array keeps its members" "$n0 $n1 " \
+		"$(find "/sys/block/$(basename "$first")/slaves/" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | tr '\n' ' ')"
+	check_stop "$first"
+	BUSY=()
+else
+	fail "create the first array"
+fi
+
+# geometry refused by stripectl's option checks: usage errors
+bad "chunk 3K (not a power of two)" 2 '--chunk.*(power of two)' -- create "${MQS_FORCE[@]}" --chunk 3K "${M[@]}"
+bad "chunk 2K (below 4K)" 2 '--chunk.*(4K|4 KiB|4096|at least|small)' -- create "${MQS_FORCE[@]}" --chunk 2K "${M[@]}"
+bad "chunk 32M (above 16M)" 2 '--chunk.*(16M|16 MiB|at most|large)' -- create "${MQS_FORCE[@]}" --chunk 32M "${M[@]}"
+bad "data offset 1M+512 (not a multiple of 4K)" 2 '--data-offset' -- \
+	create "${MQS_FORCE[@]}" --data-offset 1049088 "${M[@]}"
+bad "name with a slash" 2 '--name' -- create "${MQS_FORCE[@]}" --name 'a/b' "${M[@]}"
+
+# member smaller than data offset + one chunk: 1 MiB + 4 KiB with a 64K chunk
+mqs_dm_create small "0 $(((1 << 20) / 512 + 8)) linear ${M[2]} 0" || mqs_die "dmsetup create small"
+SMALL=$DM_DEV
+BUSY=("${M[2]}")	# held by the dm device
+bad "a member smaller than data offset + one chunk" 1 \
+	"$(blk_name "$SMALL").*(too small|small|size)" -- create "${MQS_FORCE[@]}" --chunk 64K "${M[0]}" "$SMALL"
+if blk_claimable "$SMALL"; then pass "small member free again"; else fail "small member free again"; fi
+# exactly data offset + one chunk is enough
+if mqs_create --chunk 4K "$SMALL"; then
+	check_eq "a member of exactly data offset + one chunk gives one chunk" 4096 "$(blk_bytes "$MQS_DEV")"
+	check_stop "$MQS_DEV"
+else
+	fail "a member of 1 MiB + 4 KiB with a 4K chunk is accepted"
+fi
+mqs_dm_remove small
+BUSY=()
+
+# stripe width above 1 GiB: 65 members of 16 MiB chunks, made of dm-zero
+if modprobe dm-zero 2>/dev/null || dmsetup targets | grep -q '^zero'; then
+	# one dmsetup call for all 65 (one each would take a minute under TCG)
+	concise=""
+	names=()
+	for i in $(seq 0 64); do
+		concise+="mqst-z$i,,,,0 $(((64 << 20) / 512)) zero;"
+		names+=("mqst-z$i")
+	done
+	MQS_DMS+=("${names[@]}")
+	Z=()
+	if dmsetup create --noudevsync --concise "${concise%;}"; then
+		for n in "${names[@]}"; do
+			Z+=("/dev/$(dmsetup info -c --noheadings -o blkdevname "$n" | tr -d ' ')")
+		done
+		bad "65 members x 16M chunk (stripe width > 1G)" 2 '--chunk.*(1G|1 GiB|width)' -- \
+			create "${MQS_FORCE[@]}" --chunk 16M "${Z[@]}"
+	else
+		fail "create 65 dm-zero devices"
+	fi
+	dmsetup remove --noudevsync "${names[@]}" >/dev/null 2>&1
+	MQS_DMS=("${MQS_DMS[@]:0:${#MQS_DMS[@]}-65}")
+else
+	diag "dm-zero not available: stripe width case not run"
+fi
+
+# the control ABI directly
+if [ -x "$IOCTL" ]; then
+	mark=$(klog_mark "test_11 ioctl ABI")
+	import_checks "ioctl: " "$IOCTL" abi "${M[0]}" "${M[1]}" "${M[2]}"
+	check_eq "ioctl: nothing left behind" "" "$(arrays)"
+	for m in "${M[@]:0:3}"; do
+		if blk_claimable "$m"; then pass "ioctl: $m free again"; else fail "ioctl: $m free again"; fi
+	done
+	if command -v setpriv >/dev/null; then
+		import_checks "ioctl: " setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin "$IOCTL" eperm
+	fi
+	check_klog "ioctl: no kernel warning" "$mark"
+else
+	fail "mqs_ioctl built" "$IOCTL missing: run 'make -C selftests' on the host"
+fi
+mqs_finish

@@ -1,0 +1,878 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stripectl assemble: start an array from the superblocks on its members.
+ *
+ *   assemble [--name NAME | --uuid UUID] DEVICE...   the devices given
+ *   assemble --scan [--name NAME | --uuid UUID]      every block device
+ *   assemble --incremental DEVICE                    one member (udev)
+ *
+ * Members are matched by array UUID and ordered by the slot in their
+ * superblocks (sbgroup.c), never by name or argument order.  Every
+ * refusal starts nothing.  Starting bumps the event counter of every
+ * member and marks it active, then hands the members in slot order to
+ * MQSTRIPE_IOC_CREATE with the recorded UUID, name, chunk and data offset.
+ *
+ * Incremental assembly records each member under $MQSTRIPE_RUN_DIR
+ * (default /run/mqstripe): <array-uuid>/slot-<N> holds "MAJ:MIN
+ * MEMBER-UUID".  The array starts when the last slot arrives; every
+ * recorded device is read again first, so a record of a device that went
+ * away or changed does not count.  One lock file serializes all assembly
+ * (udev runs events in parallel, and the boot-time --scan may race it).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devio.h"
+#include "parse.h"
+#include "sbgroup.h"
+#include "stripectl.h"
+#include "superblock.h"
+#include "sysfs.h"
+
+#define RUN_DIR_DEFAULT	"/run/mqstripe"
+
+struct asm_ctx {
+	struct mqs_ctl ctl;
+	bool ctl_open;
+	int lock_fd;		/* the assembly lock, or a negative errno */
+};
+
+static const char *run_dir(void)
+{
+	const char *d = getenv("MQSTRIPE_RUN_DIR");
+
+	return d && *d ? d : RUN_DIR_DEFAULT;
+}
+
+/* Take the assembly lock.  Return: a descriptor, or a negative errno. */
+static int lock_run_dir(void)
+{
+	char path[PATH_MAX + 8];
+	int fd;
+
+	if (mkdir(run_dir(), 0700) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/lock", run_dir());
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			int err = errno;
+
+			close(fd);
+			return -err;
+		}
+	}
+	return fd;
+}
+
+static void uuid_dir(const uint8_t uuid[16], char *buf, size_t len)
+{
+	char u[37];
+
+	mqs_format_uuid(uuid, u);
+	snprintf(buf, len, "%s/%s", run_dir(), u);
+}
+
+/* Remove the incremental records of an array; the caller holds the lock. */
+static void forget_locked(const uint8_t uuid[16])
+{
+	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 2];
+	struct dirent *d;
+	DIR *dp;
+
+	uuid_dir(uuid, dir, sizeof(dir));
+	dp = opendir(dir);
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		unlink(path);
+	}
+	closedir(dp);
+	rmdir(dir);
+}
+
+/* After stop: a stopped array's partial records must not start it again. */
+void incr_forget(const uint8_t uuid[16])
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	uuid_dir(uuid, dir, sizeof(dir));
+	if (access(dir, F_OK))
+		return;
+	fd = lock_run_dir();
+	forget_locked(uuid);
+	if (fd >= 0)
+		close(fd);
+}
+
+static int ctx_ctl(struct asm_ctx *ctx)
+{
+	if (ctx->ctl_open)
+		return MQS_EXIT_OK;
+	if (ctl_open_or_report(&ctx->ctl))
+		return MQS_EXIT_FAIL;
+	ctx->ctl_open = true;
+	return MQS_EXIT_OK;
+}
+
+/* The device spelled for messages: "/dev/mqstripeN". */
+static void dev_path(uint32_t index, char *buf, size_t len)
+{
+	snprintf(buf, len, "/dev/%s%u", MQSTRIPE_DISK_PREFIX, index);
+}
+
+/* ----- starting one array ----- */
+
+static void report_cand(const struct mqs_cand *c)
+{
+	if (c->read_err)
+		mqs_error("%s: cannot read its superblock: %s", c->path,
+			  strerror(c->read_err));
+	else if (c->status == MQS_SB_NONE)
+		mqs_error("%s: %s: not a member of an array (see 'stripectl examine %s')",
+			  c->path, c->why, c->path);
+	else
+		mqs_error("%s: %s", c->path, c->why);
+}
+
+/* Already running, or its name taken by another running array? */
+static int check_running(struct asm_ctx *ctx, const struct mqs_sb *sb,
+			 bool quiet_if_running, bool *running)
+{
+	struct mqstripe_info info;
+	char label[MQS_ERR_LEN], path[64], u[37];
+	uint32_t index;
+	int rc;
+
+	*running = false;
+	mqs_array_label(sb, label, sizeof(label));
+	rc = mqs_find_uuid(&ctx->ctl, sb->array_uuid, &index, &info);
+	if (!rc) {
+		*running = true;
+		if (quiet_if_running)
+			return MQS_EXIT_OK;
+		dev_path(index, path, sizeof(path));
+		mqs_error("%s is already running as %s (see 'stripectl status %s')",
+			  label, path, path);
+		return MQS_EXIT_FAIL;
+	}
+	if (rc != -ENODEV) {
+		report_ctl_error("list", rc, ctx->ctl.kernel_abi);
+		return MQS_EXIT_FAIL;
+	}
+	if (!sb->name[0])
+		return MQS_EXIT_OK;
+	rc = mqs_find_name(&ctx->ctl, sb->name, &index, &info);
+	if (rc == -ENODEV)
+		return MQS_EXIT_OK;
+	if (rc) {
+		report_ctl_error("list", rc, ctx->ctl.kernel_abi);
+		return MQS_EXIT_FAIL;
+	}
+	dev_path(index, path, sizeof(path));
+	mqs_format_uuid(info.uuid, u);
+	mqs_error("%s cannot start: another array named '%s' is running as %s (UUID %s); stop it first",
+		  label, sb->name, path, u);
+	return MQS_EXIT_FAIL;
+}
+
+/* The new superblocks: events past the newest member's, state active. */
+static int build_assembled(struct sbw *w, struct mqs_cand **m, uint32_t nr,
+			   uint64_t data_bytes)
+{
+	uint64_t events = 0, now = (uint64_t)time(NULL);
+	struct mqs_sb *sb;
+	uint32_t s;
+
+	for (s = 0; s < nr; s++)
+		if (m[s]->sb.events > events)
+			events = m[s]->sb.events;
+	sb = malloc(sizeof(*sb));
+	if (!sb) {
+		mqs_error("out of memory");
+		return MQS_EXIT_FAIL;
+	}
+	for (s = 0; s < nr; s++) {
+		/* the claim re-read the block: it must not have changed */
+		if (memcmp(w[s].old, m[s]->block, MQS_SB_SIZE)) {
+			mqs_error("%s: its superblock changed while assembling: retry",
+				  m[s]->path);
+			free(sb);
+			return MQS_EXIT_FAIL;
+		}
+		*sb = m[s]->sb;
+		sb->events = events + 1;
+		sb->state = MQS_SB_STATE_ACTIVE;
+		sb->utime = now;
+		sb->data_bytes = data_bytes;
+		memcpy(w[s].new, w[s].old, MQS_SB_SIZE);
+		mqs_sb_encode_over(sb, w[s].new);
+	}
+	free(sb);
+	return MQS_EXIT_OK;
+}
+
+/**
+ * start_group() - start the array whose members are @m[0..nr-1], in slot
+ *	order, already checked by mqs_group_check()
+ * @ctx: assembly context.
+ * @m: the members by slot.
+ * @nr: the array's member count.
+ * @quiet_if_running: an array already running is not an error (--scan).
+ *
+ * Return: MQS_EXIT_OK or MQS_EXIT_FAIL (message printed).
+ */
+static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
+		       bool quiet_if_running)
+{
+	const struct mqs_sb *sb = &m[0]->sb;
+	struct mqs_member *members;
+	struct mqs_create_req req;
+	struct sbw *w = NULL;
+	uint64_t min_size = UINT64_MAX, data_bytes;
+	char uuid[37], a[32], b[32];
+	uint32_t s, index;
+	bool running;
+	int rc;
+
+	if (ctx_ctl(ctx))
+		return MQS_EXIT_FAIL;
+	rc = check_running(ctx, sb, quiet_if_running, &running);
+	if (rc || running)
+		return rc;
+
+	members = calloc(nr, sizeof(*members));
+	w = calloc(nr, sizeof(*w));
+	if (!members || !w) {
+		mqs_error("out of memory");
+		rc = MQS_EXIT_FAIL;
+		goto out;
+	}
+	for (s = 0; s < nr; s++) {
+		members[s].path = m[s]->path;
+		members[s].rdev = m[s]->devno;
+		members[s].size_bytes = m[s]->size_bytes;
+		members[s].lbs = m[s]->lbs;
+		members[s].fd = -1;
+		sbw_init(&w[s], m[s]->path);
+		if (m[s]->size_bytes < min_size)
+			min_size = m[s]->size_bytes;
+	}
+	for (s = 0; s < nr; s++) {
+		members[s].fd = open(members[s].path, O_RDWR | O_CLOEXEC);
+		if (members[s].fd < 0) {
+			report_open_error(members[s].path, errno);
+			rc = MQS_EXIT_FAIL;
+			goto out;
+		}
+	}
+	for (s = 0; s < nr; s++) {
+		rc = sbw_claim(&w[s]);
+		if (rc)
+			goto out;
+	}
+	/* what the module will make of the members as they are now */
+	data_bytes = mqs_data_bytes(min_size, sb->data_offset_bytes,
+				    sb->chunk_bytes);
+	if (data_bytes > sb->data_bytes) {
+		char label[MQS_ERR_LEN];
+
+		mqs_array_label(sb, label, sizeof(label));
+		mqs_error("note: the members of %s have grown: %s of data per member instead of %s; the array is larger",
+			  label, mqs_size_human(data_bytes, a, sizeof(a)),
+			  mqs_size_human(sb->data_bytes, b, sizeof(b)));
+	}
+	rc = build_assembled(w, m, nr, data_bytes);
+	if (!rc)
+		rc = sbw_write_all(w, nr);
+	sbw_release(w, nr);
+	if (rc)
+		goto out;
+
+	mqs_format_uuid(sb->array_uuid, uuid);
+	req = (struct mqs_create_req){
+		.members = members,
+		.nr_members = nr,
+		.chunk_bytes = sb->chunk_bytes,
+		.data_offset_bytes = sb->data_offset_bytes,
+		.name = sb->name[0] ? sb->name : NULL,
+		.uuid = uuid,
+	};
+	rc = start_array(&ctx->ctl, &req, sb->array_uuid, &index);
+	if (rc) {
+		sbw_restore_all(w, nr);
+		goto out;
+	}
+	forget_locked(sb->array_uuid);
+	rc = announce_array(&ctx->ctl, index);
+out:
+	for (s = 0; members && s < nr; s++)
+		if (members[s].fd >= 0)
+			close(members[s].fd);
+	free(members);
+	sbw_free(w, nr);
+	return rc;
+}
+
+/* Check @c[0..n-1] (one array) and start it. */
+static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
+			   bool quiet_if_running)
+{
+	char err[MQS_ERR_LEN];
+	struct mqs_cand **bySlot;
+	size_t *slots;
+	uint32_t s, nr;
+	int rc;
+
+	slots = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*slots));
+	bySlot = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*bySlot));
+	if (!slots || !bySlot) {
+		mqs_error("out of memory");
+		rc = MQS_EXIT_FAIL;
+		goto out;
+	}
+	if (mqs_group_check(c, n, slots, err, sizeof(err))) {
+		mqs_error("%s", err);
+		rc = MQS_EXIT_FAIL;
+		goto out;
+	}
+	nr = c[0]->sb.nr_members;
+	for (s = 0; s < nr; s++) {
+		bySlot[s] = slots[s] < n ? c[slots[s]] : NULL;
+		if (!bySlot[s]) {	/* mqs_group_check() filled every slot */
+			mqs_error("internal error: slot %u has no member", s);
+			rc = MQS_EXIT_FAIL;
+			goto out;
+		}
+	}
+	rc = start_group(ctx, bySlot, nr, quiet_if_running);
+out:
+	free(slots);
+	free(bySlot);
+	return rc;
+}
+
+/* ----- assemble DEVICE... ----- */
+
+static int assemble_devices(struct asm_ctx *ctx, char **paths, size_t n,
+			    const char *name, const uint8_t *uuid)
+{
+	struct mqs_member *members;
+	struct mqs_cand *cands, **c = NULL, **chosen_c = NULL;
+	bool *chosen = NULL;
+	char err[MQS_ERR_LEN];
+	size_t i, k = 0;
+	int rc = MQS_EXIT_FAIL;
+
+	members = calloc(n, sizeof(*members));
+	cands = calloc(n, sizeof(*cands));
+	c = calloc(n, sizeof(*c));
+	chosen_c = calloc(n, sizeof(*chosen_c));
+	chosen = calloc(n, sizeof(*chosen));
+	if (!members || !cands || !c || !chosen_c || !chosen) {
+		mqs_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		members[i].path = paths[i];
+		if (check_member_path(&members[i]))
+			goto out;
+	}
+	if (check_distinct(members, n))
+		goto out;
+	for (i = 0; i < n; i++) {
+		mqs_cand_read(&cands[i], paths[i]);
+		c[i] = &cands[i];
+		if (cands[i].read_err || cands[i].status != MQS_SB_OK) {
+			report_cand(&cands[i]);
+			goto out;
+		}
+	}
+	if (mqs_select_array(c, n, name, uuid, chosen, err, sizeof(err))) {
+		mqs_error("%s", err);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (chosen[i])
+			chosen_c[k++] = c[i];
+	rc = check_and_start(ctx, chosen_c, k, false);
+out:
+	for (i = 0; cands && i < n; i++)
+		mqs_cand_free(&cands[i]);
+	free(members);
+	free(cands);
+	free(c);
+	free(chosen_c);
+	free(chosen);
+	return rc;
+}
+
+/* ----- assemble --scan ----- */
+
+static bool dm_suspended(unsigned int ma, unsigned int mi)
+{
+	char path[64], buf[16];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/dm/suspended", ma,
+		 mi);
+	return !mqs_sysfs_read(path, buf, sizeof(buf)) && !strcmp(buf, "1");
+}
+
+/* /dev/NAME for every block device the kernel lists, read.  */
+static int scan_devices(struct mqs_cand **out, size_t *nout)
+{
+	struct mqs_cand *cands = NULL;
+	char line[256], name[128], path[PATH_MAX];
+	size_t n = 0, cap = 0;
+	unsigned int ma, mi;
+	FILE *f;
+
+	f = fopen("/proc/partitions", "re");
+	if (!f) {
+		mqs_error("cannot read /proc/partitions: %s", strerror(errno));
+		return MQS_EXIT_FAIL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long blocks;
+		char *p;
+
+		if (sscanf(line, " %u %u %llu %127s", &ma, &mi, &blocks,
+			   name) != 4)
+			continue;	/* the header */
+		if (mqs_find_node(makedev(ma, mi), path, sizeof(path)))
+			continue;	/* no node: not examinable */
+		if (dm_suspended(ma, mi))
+			continue;	/* a read would wait for the resume */
+		if (n == cap) {
+			struct mqs_cand *bigger;
+
+			cap = cap ? 2 * cap : 32;
+			bigger = realloc(cands, cap * sizeof(*cands));
+			if (!bigger) {
+				mqs_error("out of memory");
+				break;
+			}
+			cands = bigger;
+		}
+		p = strdup(path);
+		if (!p) {
+			mqs_error("out of memory");
+			break;
+		}
+		mqs_cand_read(&cands[n], p);
+		if (cands[n].read_err || cands[n].status == MQS_SB_NONE) {
+			mqs_cand_free(&cands[n]);
+			free(p);
+			continue;
+		}
+		n++;
+	}
+	fclose(f);
+	*out = cands;
+	*nout = n;
+	return MQS_EXIT_OK;
+}
+
+static void free_cands(struct mqs_cand *cands, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		mqs_cand_free(&cands[i]);
+		free((char *)cands[i].path);
+	}
+	free(cands);
+}
+
+/* Statuses whose version-1 fields (the array UUID) can be trusted a bit. */
+static bool has_v1_fields(enum mqs_sb_status st)
+{
+	return st != MQS_SB_NONE && st != MQS_SB_BAD_VERSION;
+}
+
+static bool selected(const struct mqs_sb *sb, const char *name,
+		     const uint8_t *uuid)
+{
+	if (name)
+		return !strcmp(sb->name, name);
+	if (uuid)
+		return !memcmp(sb->array_uuid, uuid, MQSTRIPE_UUID_LEN);
+	return true;
+}
+
+/*
+ * Group the scanned devices by array UUID.  With --name, two arrays of
+ * that name refuse both.  For each selected array: skip it if it runs,
+ * refuse it if one of its devices has a damaged superblock, else check
+ * and start it.  One array failing does not keep the others from starting.
+ */
+static int assemble_scan(struct asm_ctx *ctx, const char *name,
+			 const uint8_t *uuid)
+{
+	struct mqs_cand *cands = NULL, **group = NULL;
+	size_t n = 0, i, j, k, ngroups = 0, *first = NULL;
+	char u1[37], u2[37];
+	int rc, ret = MQS_EXIT_OK;
+	bool *done = NULL;
+
+	rc = scan_devices(&cands, &n);
+	if (rc)
+		return rc;
+	group = calloc(n ? n : 1, sizeof(*group));
+	done = calloc(n ? n : 1, sizeof(*done));
+	first = calloc(n ? n : 1, sizeof(*first));
+	if (!group || !done || !first) {
+		mqs_error("out of memory");
+		ret = MQS_EXIT_FAIL;
+		goto out;
+	}
+	/* the first device of every selected array */
+	for (i = 0; i < n; i++) {
+		if (!has_v1_fields(cands[i].status)) {
+			/* not even its array can be told */
+			if (!name && !uuid) {
+				report_cand(&cands[i]);
+				ret = MQS_EXIT_FAIL;
+			}
+			continue;
+		}
+		if (!selected(&cands[i].sb, name, uuid))
+			continue;
+		for (j = 0; j < ngroups; j++)
+			if (!memcmp(cands[first[j]].sb.array_uuid,
+				    cands[i].sb.array_uuid, MQSTRIPE_UUID_LEN))
+				break;
+		if (j == ngroups)
+			first[ngroups++] = i;
+	}
+	if (name && ngroups > 1) {
+		mqs_format_uuid(cands[first[0]].sb.array_uuid, u1);
+		mqs_format_uuid(cands[first[1]].sb.array_uuid, u2);
+		mqs_error("two arrays are named '%s' (UUID %s on %s, UUID %s on %s): pick one with --uuid",
+			  name, u1, cands[first[0]].path, u2,
+			  cands[first[1]].path);
+		ret = MQS_EXIT_FAIL;
+		goto out;
+	}
+	if ((name || uuid) && !ngroups) {
+		if (name) {
+			mqs_error("no member of an array named '%s' found (%zu devices carry a superblock)",
+				  name, n);
+		} else {
+			mqs_format_uuid(uuid, u1);
+			mqs_error("no member of the array with UUID %s found (%zu devices carry a superblock)",
+				  u1, n);
+		}
+		ret = MQS_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < ngroups; i++) {
+		const struct mqs_sb *ref = &cands[first[i]].sb;
+		const struct mqs_cand *bad = NULL;
+		bool running;
+
+		k = 0;
+		for (j = first[i]; j < n; j++) {
+			if (done[j] || !has_v1_fields(cands[j].status) ||
+			    memcmp(cands[j].sb.array_uuid, ref->array_uuid,
+				   MQSTRIPE_UUID_LEN))
+				continue;
+			done[j] = true;
+			if (cands[j].status != MQS_SB_OK) {
+				if (!bad)
+					bad = &cands[j];
+				continue;
+			}
+			group[k++] = &cands[j];
+		}
+		if (ctx_ctl(ctx)) {
+			ret = MQS_EXIT_FAIL;
+			break;
+		}
+		if (check_running(ctx, ref, true, &running)) {
+			ret = MQS_EXIT_FAIL;
+			continue;
+		}
+		if (running)
+			continue;
+		if (bad) {
+			report_cand(bad);
+			ret = MQS_EXIT_FAIL;
+			continue;
+		}
+		if (check_and_start(ctx, group, k, true))
+			ret = MQS_EXIT_FAIL;
+	}
+out:
+	free(group);
+	free(done);
+	free(first);
+	free_cands(cands, n);
+	return ret;
+}
+
+/* ----- assemble --incremental DEVICE ----- */
+
+static int write_record(const char *dir, uint32_t slot, uint64_t devno,
+			const uint8_t member_uuid[16])
+{
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 32], u[37];
+	FILE *f;
+
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	mqs_format_uuid(member_uuid, u);
+	snprintf(path, sizeof(path), "%s/slot-%u", dir, slot);
+	snprintf(tmp, sizeof(tmp), "%s/.slot-%u.tmp", dir, slot);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "%u:%u %s\n", major(devno), minor(devno), u);
+	if (fclose(f)) {
+		unlink(tmp);
+		return -EIO;
+	}
+	if (rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+/*
+ * The device recorded for @slot, read again: 0 and @c filled if it still
+ * carries a valid superblock of this array in that slot, else -ENOENT
+ * (and the stale record is removed).
+ */
+static int read_record(const char *dir, uint32_t slot, const uint8_t uuid[16],
+		       struct mqs_cand *c)
+{
+	char path[PATH_MAX + 32], node[PATH_MAX], u[40];
+	unsigned int ma, mi;
+	char *p;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/slot-%u", dir, slot);
+	f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	n = fscanf(f, "%u:%u %39s", &ma, &mi, u);
+	fclose(f);
+	if (n != 3 || mqs_find_node(makedev(ma, mi), node, sizeof(node)))
+		goto stale;
+	p = strdup(node);
+	if (!p)
+		return -ENOMEM;
+	mqs_cand_read(c, p);
+	if (!c->read_err && c->status == MQS_SB_OK && c->sb.slot == slot &&
+	    !memcmp(c->sb.array_uuid, uuid, MQSTRIPE_UUID_LEN))
+		return 0;
+	mqs_cand_free(c);
+	free(p);
+	c->path = NULL;
+stale:
+	unlink(path);
+	return -ENOENT;
+}
+
+/* The running array @index has @devno as a member? */
+static bool is_member_of(struct asm_ctx *ctx, uint32_t index, uint64_t devno)
+{
+	struct mqstripe_member_info *m;
+	struct mqstripe_info info;
+	uint32_t i;
+	bool found = false;
+
+	m = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*m));
+	if (!m)
+		return false;
+	if (!mqs_info(&ctx->ctl, index, &info, m, MQSTRIPE_MAX_MEMBERS)) {
+		for (i = 0; i < info.nr_members && i < MQSTRIPE_MAX_MEMBERS;
+		     i++)
+			if (makedev(m[i].major, m[i].minor) == devno)
+				found = true;
+	}
+	free(m);
+	return found;
+}
+
+static int assemble_incremental(struct asm_ctx *ctx, const char *path)
+{
+	struct mqs_member member = { .path = path };
+	struct mqstripe_info info;
+	struct mqs_cand me, *cands = NULL, **c = NULL;
+	char dir[PATH_MAX], label[MQS_ERR_LEN], node[64];
+	uint32_t s, nr = 0, index, have = 0;
+	int rc = MQS_EXIT_FAIL, r;
+
+	memset(&me, 0, sizeof(me));
+	if (check_member_path(&member))
+		return MQS_EXIT_FAIL;
+	mqs_cand_read(&me, path);
+	if (me.read_err || me.status != MQS_SB_OK) {
+		report_cand(&me);
+		goto out;
+	}
+	mqs_array_label(&me.sb, label, sizeof(label));
+	if (ctx->lock_fd < 0) {
+		mqs_error("cannot lock %s/lock: %s", run_dir(),
+			  strerror(-ctx->lock_fd));
+		goto out;
+	}
+	/* idempotent: a member of the running array is done */
+	if (ctx_ctl(ctx))
+		goto out;
+	r = mqs_find_uuid(&ctx->ctl, me.sb.array_uuid, &index, &info);
+	if (!r) {
+		if (is_member_of(ctx, index, me.devno)) {
+			rc = MQS_EXIT_OK;
+			goto out;
+		}
+		dev_path(index, node, sizeof(node));
+		mqs_error("%s: %s is already running as %s without this device (a copy of slot %u?)",
+			  path, label, node, me.sb.slot);
+		goto out;
+	}
+
+	cands = calloc(me.sb.nr_members, sizeof(*cands));
+	c = calloc(me.sb.nr_members, sizeof(*c));
+	if (!cands || !c) {
+		mqs_error("out of memory");
+		goto out;
+	}
+	nr = me.sb.nr_members;
+	uuid_dir(me.sb.array_uuid, dir, sizeof(dir));
+	for (s = 0; s < nr; s++) {
+		if (s == me.sb.slot)
+			continue;
+		if (!read_record(dir, s, me.sb.array_uuid, &cands[s]))
+			c[have++] = &cands[s];
+	}
+	/* another device recorded for our slot: one is a copy */
+	if (!read_record(dir, me.sb.slot, me.sb.array_uuid,
+			 &cands[me.sb.slot])) {
+		if (cands[me.sb.slot].devno != me.devno) {
+			struct mqs_cand *pair[2] = { &cands[me.sb.slot], &me };
+			size_t slots[MQSTRIPE_MAX_MEMBERS];
+			char err[MQS_ERR_LEN];
+
+			mqs_group_check(pair, 2, slots, err, sizeof(err));
+			mqs_error("%s", err);
+			goto out;
+		}
+		mqs_cand_free(&cands[me.sb.slot]);
+		free((char *)cands[me.sb.slot].path);
+		cands[me.sb.slot].path = NULL;
+	}
+	r = write_record(dir, me.sb.slot, me.devno, me.sb.member_uuid);
+	if (r) {
+		mqs_error("cannot record %s in %s: %s", path, dir,
+			  strerror(-r));
+		goto out;
+	}
+	c[have++] = &me;
+	if (have < nr) {
+		rc = MQS_EXIT_OK;	/* waiting for the others */
+		goto out;
+	}
+	rc = check_and_start(ctx, c, have, false);
+out:
+	mqs_cand_free(&me);
+	for (s = 0; cands && s < nr; s++) {
+		mqs_cand_free(&cands[s]);
+		free((char *)cands[s].path);
+	}
+	free(cands);
+	free(c);
+	return rc;
+}
+
+int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
+{
+	bool scan = false, incremental = false;
+	const char *name = NULL, *uuid_str = NULL;
+	const struct opt opts[] = {
+		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
+		  "examine every block device (/proc/partitions) instead of the DEVICEs given, and start every complete array found that is not running" },
+		{ "incremental", 'I', OPT_FLAG, &incremental, NULL, NULL,
+		  "record one DEVICE (for udev) and start its array when its last member has arrived; again for a member of a running array does nothing" },
+		{ "name", 'n', OPT_STR, &name, NULL, "NAME",
+		  "assemble only the array with this name" },
+		{ "uuid", 'u', OPT_STR, &uuid_str, NULL, "UUID",
+		  "assemble only the array with this UUID" },
+		{ 0 }
+	};
+	struct asm_ctx ctx = { .lock_fd = -1 };
+	char err[MQS_ERR_LEN];
+	uint8_t uuid[16];
+	int first, nargs, rc;
+
+	switch (opts_parse(cmd, opts, argc, argv, &first)) {
+	case OPTS_HELP:
+		return MQS_EXIT_OK;
+	case OPTS_USAGE:
+		return MQS_EXIT_USAGE;
+	case OPTS_OK:
+		break;
+	}
+	nargs = argc - first;
+	if (scan && incremental) {
+		mqs_error("assemble: --scan and --incremental exclude each other: see 'stripectl assemble --help'");
+		return MQS_EXIT_USAGE;
+	}
+	if (name && uuid_str) {
+		mqs_error("assemble: give --name or --uuid, not both: see 'stripectl assemble --help'");
+		return MQS_EXIT_USAGE;
+	}
+	if (incremental && (name || uuid_str || nargs != 1)) {
+		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name or --uuid: see 'stripectl assemble --help'");
+		return MQS_EXIT_USAGE;
+	}
+	if (scan && nargs) {
+		mqs_error("assemble: unexpected argument '%s' with --scan: see 'stripectl assemble --help'",
+			  argv[first]);
+		return MQS_EXIT_USAGE;
+	}
+	if (!scan && !nargs) {
+		mqs_error("assemble: no DEVICE given (or --scan): see 'stripectl assemble --help'");
+		return MQS_EXIT_USAGE;
+	}
+	if (name && mqs_check_name(name, err, sizeof(err))) {
+		mqs_error("--name: %s", err);
+		return MQS_EXIT_USAGE;
+	}
+	if (uuid_str && mqs_parse_uuid(uuid_str, uuid, err, sizeof(err))) {
+		mqs_error("--uuid: %s", err);
+		return MQS_EXIT_USAGE;
+	}
+
+	ctx.lock_fd = lock_run_dir();
+	if (incremental)
+		rc = assemble_incremental(&ctx, argv[first]);
+	else if (scan)
+		rc = assemble_scan(&ctx, name, uuid_str ? uuid : NULL);
+	else
+		rc = assemble_devices(&ctx, argv + first, (size_t)nargs, name,
+				      uuid_str ? uuid : NULL);
+	if (ctx.ctl_open)
+		mqs_ctl_close(&ctx.ctl);
+	if (ctx.lock_fd >= 0)
+		close(ctx.lock_fd);
+	return rc;
+}

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device IO for the superblock: one 4 KiB block at byte 4096, read and
+ * written with O_DIRECT (no stale page cache in between), every write
+ * followed by fsync() (the block layer turns it into a cache flush of the
+ * device) and BLKFLSBUF on the buffered descriptor where one exists, so
+ * that blkid and udev read what is on the device.
+ *
+ * libblkid finds foreign signatures (filesystems, partition tables, md and
+ * LVM members) and wipes them the way wipefs does.
+ */
+#include <blkid.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "devio.h"
+#include "stripectl.h"
+#include "sysfs.h"
+
+/* A buffer O_DIRECT accepts on any device with blocks up to 4 KiB. */
+uint8_t *mqs_block_alloc(void)
+{
+	void *p;
+
+	if (posix_memalign(&p, MQS_SB_SIZE, MQS_SB_SIZE))
+		return NULL;
+	memset(p, 0, MQS_SB_SIZE);
+	return p;
+}
+
+/* Return: a descriptor, or a negative errno. */
+int mqs_dev_open_direct(const char *path, bool write)
+{
+	int fd = open(path, (write ? O_RDWR : O_RDONLY) | O_DIRECT |
+			    O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int full_io(int fd, uint8_t *buf, bool write)
+{
+	size_t done = 0;
+
+	while (done < MQS_SB_SIZE) {
+		ssize_t n;
+
+		if (write)
+			n = pwrite(fd, buf + done, MQS_SB_SIZE - done,
+				   (off_t)(MQS_SB_OFFSET + done));
+		else
+			n = pread(fd, buf + done, MQS_SB_SIZE - done,
+				  (off_t)(MQS_SB_OFFSET + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;	/* past the end: a tiny device */
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Read the block at MQS_SB_OFFSET into @block (from mqs_block_alloc()). */
+int mqs_dev_read_block(int fd, uint8_t *block)
+{
+	return full_io(fd, block, false);
+}
+
+/*
+ * Write @block at MQS_SB_OFFSET and make it durable: fsync() on a block
+ * device writes back and issues a cache flush to the device.
+ */
+int mqs_dev_write_block(int fd, const uint8_t *block)
+{
+	int rc = full_io(fd, (uint8_t *)block, true);
+
+	if (rc)
+		return rc;
+	if (fsync(fd))
+		return -errno;
+	return 0;
+}
+
+/* Write back and drop the page cache of the device (needs CAP_SYS_ADMIN). */
+void mqs_dev_drop_cache(int fd)
+{
+	if (fsync(fd) == 0)
+		ioctl(fd, BLKFLSBUF, 0);
+}
+
+int mqs_dev_geometry(int fd, uint64_t *size, unsigned int *lbs)
+{
+	int ssz = 0;
+
+	if (ioctl(fd, BLKGETSIZE64, size))
+		return -errno;
+	if (ioctl(fd, BLKSSZGET, &ssz))
+		return -errno;
+	*lbs = (unsigned int)ssz;
+	return 0;
+}
+
+/**
+ * mqs_cand_read() - read what a device says about itself
+ * @c: filled: path, devno, size, block size, the raw block, the decoded
+ *	superblock and its status; @c->read_err on failure.
+ * @path: the device.
+ *
+ * Opens the device read-only and not exclusively: this works on members
+ * of running arrays too.  A regular file (an image) is read as well.
+ *
+ * Return: 0, or the negative errno also in @c->read_err.
+ */
+int mqs_cand_read(struct mqs_cand *c, const char *path)
+{
+	struct stat st;
+	int fd, rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->path = path;
+	c->status = MQS_SB_NONE;
+	snprintf(c->why, sizeof(c->why), "no mqstripe superblock");
+	if (stat(path, &st)) {
+		rc = -errno;
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode)) {
+		/* an image file: examine reads it, assemble refuses it */
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			goto fail;
+		}
+		c->size_bytes = (uint64_t)st.st_size;
+		c->lbs = MQS_SB_MIN_LBS;
+	} else if (S_ISBLK(st.st_mode)) {
+		c->devno = st.st_rdev;
+		fd = mqs_dev_open_direct(path, false);
+		if (fd < 0) {
+			rc = fd;
+			goto fail;
+		}
+		rc = mqs_dev_geometry(fd, &c->size_bytes, &c->lbs);
+		if (rc)
+			goto out;
+	} else {
+		rc = -ENOTBLK;
+		goto fail;
+	}
+	if (c->lbs > MQS_SB_MAX_LBS ||
+	    c->size_bytes < MQS_SB_OFFSET + MQS_SB_SIZE) {
+		snprintf(c->why, sizeof(c->why),
+			 "no mqstripe superblock (the device %s)",
+			 c->lbs > MQS_SB_MAX_LBS ?
+			 "has logical blocks larger than 4096 bytes" :
+			 "is smaller than 8K");
+		goto out;
+	}
+	c->block = mqs_block_alloc();
+	if (!c->block) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = mqs_dev_read_block(fd, c->block);
+	if (rc)
+		goto out;
+	c->status = mqs_sb_decode(c->block, &c->sb, c->why, sizeof(c->why));
+out:
+	close(fd);
+	if (!rc)
+		return 0;
+fail:
+	c->read_err = -rc;
+	snprintf(c->why, sizeof(c->why), "cannot read it: %s", strerror(-rc));
+	return rc;
+}
+
+void mqs_cand_free(struct mqs_cand *c)
+{
+	free(c->block);
+	c->block = NULL;
+}
+
+/* Return: a read-write descriptor holding @path exclusively, or -errno. */
+int mqs_open_excl(const char *path)
+{
+	int fd = open(path, O_RDWR | O_EXCL | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The first entry of /sys/dev/block/MAJ:MIN/holders, if any. */
+static bool first_holder(const char *sysdir, char *name, size_t len)
+{
+	char path[PATH_MAX + 16];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/holders", sysdir);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(name, len, "%s", d->d_name);
+		found = true;
+		break;
+	}
+	closedir(dir);
+	return found;
+}
+
+/* Where MAJ:MIN is mounted (first mount point in mountinfo), if it is. */
+static bool mount_point(uint32_t ma, uint32_t mi, char *buf, size_t len)
+{
+	char line[4096], dev[32], mnt[PATH_MAX];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	snprintf(dev, sizeof(dev), "%u:%u", ma, mi);
+	while (fgets(line, sizeof(line), f)) {
+		char devf[32];
+
+		/* ID PARENT MAJ:MIN ROOT MOUNT_POINT ... */
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", devf, mnt) != 2)
+			continue;
+		if (!strcmp(devf, dev)) {
+			snprintf(buf, len, "%s", mnt);
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* What holds the device whose sysfs directory is @sysdir, as a phrase. */
+static bool holder_phrase(const char *sysdir, const char *what, char *buf,
+			  size_t len)
+{
+	char name[NAME_MAX + 1], mnt[PATH_MAX];
+	char path[PATH_MAX + 8];
+	uint32_t ma, mi;
+
+	if (first_holder(sysdir, name, sizeof(name))) {
+		if (!strncmp(name, MQSTRIPE_DISK_PREFIX,
+			     strlen(MQSTRIPE_DISK_PREFIX)))
+			snprintf(buf, len,
+				 "%sa member of the running array /dev/%s (stop it first: 'stripectl stop /dev/%s')",
+				 what, name, name);
+		else
+			snprintf(buf, len, "%sheld by %s (see 'lsblk')", what,
+				 name);
+		return true;
+	}
+	snprintf(path, sizeof(path), "%s/dev", sysdir);
+	if (!mqs_sysfs_devt(path, &ma, &mi) &&
+	    mount_point(ma, mi, mnt, sizeof(mnt))) {
+		snprintf(buf, len, "%smounted on %s (unmount it first)", what,
+			 mnt);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * mqs_busy_reason() - why an exclusive open of @path failed with EBUSY
+ * @path: the device.
+ * @buf: the phrase after "device is busy: ".
+ * @len: room at @buf.
+ */
+void mqs_busy_reason(const char *path, char *buf, size_t len)
+{
+	char sysdir[64], part[PATH_MAX];
+	char what[NAME_MAX + 32];
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+
+	if (stat(path, &st) || !S_ISBLK(st.st_mode))
+		goto generic;
+	snprintf(sysdir, sizeof(sysdir), "/sys/dev/block/%u:%u",
+		 major(st.st_rdev), minor(st.st_rdev));
+	if (holder_phrase(sysdir, "", buf, len))
+		return;
+	/* a whole disk is busy when one of its partitions is */
+	dir = opendir(sysdir);
+	if (dir) {
+		while ((d = readdir(dir))) {
+			if (d->d_name[0] == '.')
+				continue;
+			snprintf(part, sizeof(part), "%s/%.255s/partition",
+				 sysdir, d->d_name);
+			if (access(part, F_OK))
+				continue;
+			snprintf(part, sizeof(part), "%s/%.255s", sysdir,
+				 d->d_name);
+			snprintf(what, sizeof(what), "its partition %.255s is ",
+				 d->d_name);
+			if (holder_phrase(part, what, buf, len)) {
+				closedir(dir);
+				return;
+			}
+		}
+		closedir(dir);
+	}
+generic:
+	snprintf(buf, len,
+		 "it is mounted, in use or a member of another array (check 'lsblk %s' and 'stripectl list')",
+		 path);
+}
+
+static void describe_blkid(blkid_probe pr, char *buf, size_t len)
+{
+	const char *type = NULL, *usage = NULL, *label = NULL, *uuid = NULL;
+	char extra[160] = "";
+
+	if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL) &&
+	    !blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL)) {
+		snprintf(buf, len, "a partition table (%s)", type);
+		return;
+	}
+	blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
+	blkid_probe_lookup_value(pr, "LABEL", &label, NULL);
+	blkid_probe_lookup_value(pr, "UUID", &uuid, NULL);
+	if (!type)
+		type = "unknown";
+	if (label && uuid)
+		snprintf(extra, sizeof(extra), "%s, LABEL %.32s, UUID %.40s",
+			 type, label, uuid);
+	else if (uuid)
+		snprintf(extra, sizeof(extra), "%s, UUID %.40s", type, uuid);
+	else
+		snprintf(extra, sizeof(extra), "%s", type);
+	if (!strcmp(type, "linux_raid_member"))
+		snprintf(buf, len, "an md RAID superblock (%s)", extra);
+	else if (!strcmp(type, "LVM2_member"))
+		snprintf(buf, len, "an LVM physical volume (%s)", extra);
+	else if (usage && !strcmp(usage, "filesystem"))
+		snprintf(buf, len, "a filesystem (%s)", extra);
+	else if (usage && !strcmp(usage, "raid"))
+		snprintf(buf, len, "a RAID signature (%s)", extra);
+	else if (usage && !strcmp(usage, "crypto"))
+		snprintf(buf, len, "an encrypted volume (%s)", extra);
+	else
+		snprintf(buf, len, "a signature (%s)", extra);
+}
+
+/**
+ * mqs_signatures() - find (and wipe) what libblkid recognises on a device
+ * @fd: the device, open read-write (exclusively, to wipe).
+ * @wipe: erase every signature found, as "wipefs -a" does, then re-read
+ *	the partition table if one was erased.
+ * @desc: the first signature, as a phrase ("a filesystem (xfs, UUID ..)").
+ * @len: room at @desc.
+ *
+ * Superblocks (filesystems, md, LVM, crypto, swap...) and partition tables
+ * are looked for, also those with a bad checksum.
+ *
+ * Return: the number of signatures found (0: none), or a negative errno.
+ */
+int mqs_signatures(int fd, bool wipe, char *desc, size_t len)
+{
+	blkid_probe pr;
+	bool pt = false;
+	int found = 0, rc, tries;
+
+	desc[0] = '\0';
+	pr = blkid_new_probe();
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, 0, 0)) {
+		blkid_free_probe(pr);
+		return -EIO;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
+					  BLKID_SUBLKS_USAGE |
+					  BLKID_SUBLKS_LABEL |
+					  BLKID_SUBLKS_UUID |
+					  BLKID_SUBLKS_MAGIC |
+					  BLKID_SUBLKS_BADCSUM);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+
+	/* bounded: a wipe steps back and probes the same area again */
+	for (tries = 0; tries < 64; tries++) {
+		rc = blkid_do_probe(pr);
+		if (rc)
+			break;
+		if (!found++)
+			describe_blkid(pr, desc, len);
+		if (!blkid_probe_lookup_value(pr, "PTTYPE", NULL, NULL))
+			pt = true;
+		if (!wipe)
+			continue;
+		if (blkid_do_wipe(pr, 0)) {
+			rc = -EIO;
+			break;
+		}
+	}
+	blkid_free_probe(pr);
+	if (rc < 0 && rc != -1)
+		return rc;
+	if (rc == -1)		/* libblkid's own error */
+		return -EIO;
+	if (wipe && found) {
+		mqs_dev_drop_cache(fd);
+		/* drop the kernel's partitions of the erased table */
+		for (tries = 0; pt && tries < 20; tries++) {
+			if (!ioctl(fd, BLKRRPART, 0) || errno == EINVAL)
+				break;
+			if (errno != EBUSY)
+				return -errno;
+			mqs_sleep_ms(100);
+		}
+	}
+	return found;
+}
+
+/* "an mqstripe superblock of array 'db' (UUID ..., slot 1 of 4)" */
+void mqs_sb_describe(const struct mqs_sb *sb, enum mqs_sb_status status,
+		     char *buf, size_t len)
+{
+	char label[MQS_ERR_LEN];
+
+	if (status == MQS_SB_OK) {
+		mqs_array_label(sb, label, sizeof(label));
+		snprintf(buf, len,
+			 "an mqstripe superblock of %s, slot %" PRIu32 " of %" PRIu32,
+			 label, sb->slot, sb->nr_members);
+	} else {
+		snprintf(buf, len, "an mqstripe superblock (%s)",
+			 mqs_sb_status_name(status));
+	}
+}
+
+int mqs_random_uuid(uint8_t uuid[16])
+{
+	size_t done = 0;
+
+	while (done < 16) {
+		ssize_t n = getrandom(uuid + done, 16 - done, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+	}
+	mqs_uuid_make_v4(uuid);
+	return 0;
+}
+
+/* "/dev/NAME" of a block device number, checked to be that device. */
+int mqs_find_node(uint64_t devno, char *buf, size_t len)
+{
+	struct stat st;
+	int rc;
+
+	rc = mqs_devname(major(devno), minor(devno), buf, len);
+	if (rc)
+		return rc;
+	if (stat(buf, &st))
+		return -errno;
+	if (!S_ISBLK(st.st_mode) || st.st_rdev != devno)
+		return -ENODEV;
+	return 0;
+}

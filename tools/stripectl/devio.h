@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading and writing member superblocks, libblkid signature checks and
+ * wiping, and telling who holds a busy device.
+ */
+#ifndef STRIPECTL_DEVIO_H
+#define STRIPECTL_DEVIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sbgroup.h"
+
+uint8_t *mqs_block_alloc(void);
+int mqs_dev_open_direct(const char *path, bool write);
+int mqs_dev_read_block(int fd, uint8_t *block);
+int mqs_dev_write_block(int fd, const uint8_t *block);
+void mqs_dev_drop_cache(int fd);
+int mqs_dev_geometry(int fd, uint64_t *size, unsigned int *lbs);
+int mqs_cand_read(struct mqs_cand *c, const char *path);
+void mqs_cand_free(struct mqs_cand *c);
+
+int mqs_open_excl(const char *path);
+void mqs_busy_reason(const char *path, char *buf, size_t len);
+int mqs_signatures(int fd, bool wipe, char *desc, size_t len);
+void mqs_sb_describe(const struct mqs_sb *sb, enum mqs_sb_status status,
+		     char *buf, size_t len);
+int mqs_random_uuid(uint8_t uuid[16]);
+int mqs_find_node(uint64_t devno, char *buf, size_t len);
+
+#endif /* STRIPECTL_DEVIO_H */

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stripectl examine: print a member's superblock, as text, JSON, or
+ * KEY=value lines for udev's IMPORT{program}.
+ * stripectl zero-superblock: erase it (only while the member is free).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devio.h"
+#include "output.h"
+#include "parse.h"
+#include "stripectl.h"
+#include "superblock.h"
+
+static const char *fmt_time(uint64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ",
+					       &tm))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+static void print_size(const char *label, uint64_t v)
+{
+	char buf[32];
+
+	printf("  %-22s%" PRIu64 " bytes (%s)\n", label, v,
+	       mqs_size_exact(v, buf, sizeof(buf)));
+}
+
+static uint32_t table_len(const struct mqs_sb *sb)
+{
+	return sb->nr_members < MQS_SB_TABLE_SLOTS ? sb->nr_members :
+						     MQS_SB_TABLE_SLOTS;
+}
+
+static void examine_text(const struct mqs_cand *c)
+{
+	const struct mqs_sb *sb = &c->sb;
+	char a[64], b[64];
+	uint32_t i, crc;
+
+	printf("%s:\n", c->path);
+	printf("  %-22s%s\n", "magic:", MQS_SB_MAGIC);
+	printf("  %-22s%" PRIu32 "%s\n", "format version:", sb->version,
+	       sb->version == MQS_SB_VERSION ? "" : " (not supported)");
+	if (c->status == MQS_SB_BAD_VERSION)
+		return;
+	crc = mqs_sb_block_crc(c->block);
+	if (crc == sb->crc)
+		printf("  %-22s0x%08" PRIx32 " (correct)\n", "checksum:", sb->crc);
+	else
+		printf("  %-22s0x%08" PRIx32 " (WRONG: computed 0x%08" PRIx32 ")\n",
+		       "checksum:", sb->crc, crc);
+	printf("  %-22scompat 0x%" PRIx64 ", incompat 0x%" PRIx64 "%s\n",
+	       "features:", sb->feature_compat, sb->feature_incompat,
+	       sb->feature_incompat & ~MQS_SB_FEAT_INCOMPAT_KNOWN ?
+	       " (unknown incompatible features)" : "");
+	mqs_format_uuid(sb->array_uuid, a);
+	printf("  %-22s%s\n", "array uuid:", a);
+	printf("  %-22s%s\n", "name:", sb->name[0] ? sb->name : "-");
+	printf("  %-22s%s (%" PRIu64 ")\n", "created:",
+	       fmt_time(sb->ctime, a, sizeof(a)), sb->ctime);
+	printf("  %-22s%s (%" PRIu64 ")\n", "updated:",
+	       fmt_time(sb->utime, b, sizeof(b)), sb->utime);
+	printf("  %-22s%s\n", "state:", mqs_sb_state_name(sb->state));
+	printf("  %-22s%" PRIu64 "\n", "events:", sb->events);
+	printf("  %-22s%" PRIu32 "%s\n", "layout:", sb->layout,
+	       sb->layout == MQS_SB_LAYOUT_STRIPE ?
+	       " (chunk c on slot c mod N at data offset + (c div N) x chunk)" :
+	       " (unknown)");
+	printf("  %-22s%" PRIu32 "\n", "members:", sb->nr_members);
+	printf("  %-22s%" PRIu32 "\n", "slot:", sb->slot);
+	mqs_format_uuid(sb->member_uuid, a);
+	printf("  %-22s%s\n", "member uuid:", a);
+	print_size("chunk:", sb->chunk_bytes);
+	print_size("data offset:", sb->data_offset_bytes);
+	print_size("data per member:", sb->data_bytes);
+	printf("  %-22sarray %" PRIu32 ", this member %" PRIu32 " bytes (now %u)\n",
+	       "logical block size:", sb->array_lbs, sb->member_lbs, c->lbs);
+	printf("  %-22sbyte %" PRIu64 "\n", "superblock at:", sb->sb_offset);
+	printf("  %-22s\n", "member uuids by slot:");
+	for (i = 0; i < table_len(sb); i++) {
+		mqs_format_uuid(sb->table[i], a);
+		printf("    %3" PRIu32 "  %s%s\n", i, a,
+		       i == sb->slot ? "  (this member)" : "");
+	}
+	if (sb->nr_members > MQS_SB_TABLE_SLOTS)
+		printf("    slots %u..%" PRIu32 ": not recorded\n",
+		       MQS_SB_TABLE_SLOTS, sb->nr_members - 1);
+}
+
+static void examine_json(const struct mqs_cand *c)
+{
+	const struct mqs_sb *sb = &c->sb;
+	struct json_object *o = json_object_new_object();
+	struct json_object *arr;
+	char u[37];
+	uint32_t i, crc;
+
+	json_add(o, "device", json_object_new_string(c->path));
+	json_add(o, "status",
+		 json_object_new_string(mqs_sb_status_name(c->status)));
+	json_add(o, "format_version", json_u64(sb->version));
+	if (c->status == MQS_SB_BAD_VERSION) {
+		json_print(o);
+		return;
+	}
+	crc = mqs_sb_block_crc(c->block);
+	json_add(o, "checksum", json_u64(sb->crc));
+	json_add(o, "checksum_ok", json_object_new_boolean(crc == sb->crc));
+	json_add(o, "feature_compat", json_u64(sb->feature_compat));
+	json_add(o, "feature_incompat", json_u64(sb->feature_incompat));
+	json_add(o, "sb_offset_bytes", json_u64(sb->sb_offset));
+	json_add(o, "layout_version", json_u64(sb->layout));
+	json_add(o, "state",
+		 json_object_new_string(mqs_sb_state_name(sb->state)));
+	mqs_format_uuid(sb->array_uuid, u);
+	json_add(o, "array_uuid", json_object_new_string(u));
+	mqs_format_uuid(sb->member_uuid, u);
+	json_add(o, "member_uuid", json_object_new_string(u));
+	json_add(o, "slot", json_u64(sb->slot));
+	json_add(o, "nr_members", json_u64(sb->nr_members));
+	json_add(o, "chunk_bytes", json_u64(sb->chunk_bytes));
+	json_add(o, "data_offset_bytes", json_u64(sb->data_offset_bytes));
+	json_add(o, "data_bytes", json_u64(sb->data_bytes));
+	json_add(o, "array_logical_block_size_bytes", json_u64(sb->array_lbs));
+	json_add(o, "member_logical_block_size_bytes",
+		 json_u64(sb->member_lbs));
+	json_add(o, "ctime", json_u64(sb->ctime));
+	json_add(o, "utime", json_u64(sb->utime));
+	json_add(o, "events", json_u64(sb->events));
+	json_add(o, "name", json_object_new_string(sb->name));
+	arr = json_object_new_array();
+	for (i = 0; i < table_len(sb); i++) {
+		mqs_format_uuid(sb->table[i], u);
+		json_object_array_add(arr, json_object_new_string(u));
+	}
+	json_add(o, "member_uuids", arr);
+	json_print(o);
+}
+
+/* KEY=value for udev; values are UUIDs, numbers and [A-Za-z0-9._-]. */
+static void examine_export(const struct mqs_cand *c)
+{
+	const struct mqs_sb *sb = &c->sb;
+	char u[37];
+
+	printf("MQSTRIPE_FORMAT_VERSION=%" PRIu32 "\n", sb->version);
+	mqs_format_uuid(sb->array_uuid, u);
+	printf("MQSTRIPE_ARRAY_UUID=%s\n", u);
+	mqs_format_uuid(sb->member_uuid, u);
+	printf("MQSTRIPE_MEMBER_UUID=%s\n", u);
+	printf("MQSTRIPE_NAME=%s\n", sb->name);
+	printf("MQSTRIPE_SLOT=%" PRIu32 "\n", sb->slot);
+	printf("MQSTRIPE_MEMBERS=%" PRIu32 "\n", sb->nr_members);
+	printf("MQSTRIPE_CHUNK_BYTES=%" PRIu64 "\n", sb->chunk_bytes);
+	printf("MQSTRIPE_DATA_OFFSET_BYTES=%" PRIu64 "\n",
+	       sb->data_offset_bytes);
+	printf("MQSTRIPE_DATA_BYTES=%" PRIu64 "\n", sb->data_bytes);
+	printf("MQSTRIPE_LAYOUT=%" PRIu32 "\n", sb->layout);
+	printf("MQSTRIPE_EVENTS=%" PRIu64 "\n", sb->events);
+	printf("MQSTRIPE_STATE=%s\n", mqs_sb_state_name(sb->state));
+}
+
+int cmd_examine(const struct cmd *cmd, int argc, char **argv)
+{
+	bool json = false, export = false;
+	const struct opt opts[] = {
+		{ "json", 'j', OPT_FLAG, &json, NULL, NULL,
+		  "print JSON: every field of docs/FORMAT.md, with \"status\" and \"checksum_ok\"" },
+		{ "export", 'e', OPT_FLAG, &export, NULL, NULL,
+		  "print MQSTRIPE_*=value lines for udev's IMPORT{program}; prints nothing and exits 1 when MEMBER has no valid superblock" },
+		{ 0 }
+	};
+	struct mqs_cand c;
+	int first, rc;
+
+	switch (opts_parse(cmd, opts, argc, argv, &first)) {
+	case OPTS_HELP:
+		return MQS_EXIT_OK;
+	case OPTS_USAGE:
+		return MQS_EXIT_USAGE;
+	case OPTS_OK:
+		break;
+	}
+	if (json && export) {
+		mqs_error("examine: give --json or --export, not both: see 'stripectl examine --help'");
+		return MQS_EXIT_USAGE;
+	}
+	mqs_cand_read(&c, argv[first]);
+	if (export) {
+		/* udev runs this for every disk: no noise for non-members */
+		rc = MQS_EXIT_FAIL;
+		if (!c.read_err && c.status == MQS_SB_OK) {
+			examine_export(&c);
+			rc = MQS_EXIT_OK;
+		} else if (c.status != MQS_SB_NONE) {
+			mqs_error("%s: %s", c.path, c.why);
+		}
+		mqs_cand_free(&c);
+		return rc;
+	}
+	if (c.read_err) {
+		if (c.read_err == ENOTBLK)
+			mqs_error("%s: not a block device", c.path);
+		else if (c.read_err == ENOENT)
+			mqs_error("%s: does not exist: check the path (see 'lsblk')",
+				  c.path);
+		else
+			mqs_error("%s: %s", c.path, c.why);
+		mqs_cand_free(&c);
+		return MQS_EXIT_FAIL;
+	}
+	if (c.status == MQS_SB_NONE) {
+		mqs_error("%s: %s", c.path, c.why);
+		mqs_cand_free(&c);
+		return MQS_EXIT_FAIL;
+	}
+	if (json)
+		examine_json(&c);
+	else
+		examine_text(&c);
+	rc = MQS_EXIT_OK;
+	if (c.status != MQS_SB_OK) {
+		mqs_error("%s: %s", c.path, c.why);
+		rc = MQS_EXIT_FAIL;
+	}
+	mqs_cand_free(&c);
+	return rc;
+}
+
+int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
+{
+	static const struct opt opts[] = { { 0 } };
+	struct mqs_member m;
+	int first, i, rc = MQS_EXIT_OK;
+
+	switch (opts_parse(cmd, opts, argc, argv, &first)) {
+	case OPTS_HELP:
+		return MQS_EXIT_OK;
+	case OPTS_USAGE:
+		return MQS_EXIT_USAGE;
+	case OPTS_OK:
+		break;
+	}
+	for (i = first; i < argc; i++) {
+		struct sbw w;
+
+		memset(&m, 0, sizeof(m));
+		m.path = argv[i];
+		if (check_member_path(&m)) {
+			rc = MQS_EXIT_FAIL;
+			continue;
+		}
+		sbw_init(&w, argv[i]);
+		if (sbw_claim(&w)) {
+			rc = MQS_EXIT_FAIL;
+		} else if (!mqs_sb_has_magic(w.old)) {
+			mqs_error("%s: no mqstripe superblock: nothing to erase",
+				  argv[i]);
+			rc = MQS_EXIT_FAIL;
+		} else {
+			memset(w.new, 0, MQS_SB_SIZE);
+			if (sbw_write_all(&w, 1))
+				rc = MQS_EXIT_FAIL;
+		}
+		sbw_release(&w, 1);
+		free(w.old);
+		free(w.new);
+	}
+	return rc;
+}

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rules of "stripectl assemble": members are matched by array UUID
+ * and ordered by the slot in their superblocks, never by device name or
+ * by the order they were given in.  Every refusal is one message that
+ * names the device (and the slot or UUID) at fault.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sbgroup.h"
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+/* "array 'db' (UUID ...)" or "array (UUID ...)" for an unnamed one */
+void mqs_array_label(const struct mqs_sb *sb, char *buf, size_t len)
+{
+	char uuid[37];
+
+	mqs_format_uuid(sb->array_uuid, uuid);
+	if (sb->name[0])
+		snprintf(buf, len, "array '%s' (UUID %s)", sb->name, uuid);
+	else
+		snprintf(buf, len, "array (UUID %s)", uuid);
+}
+
+static bool same_uuid(const uint8_t *a, const uint8_t *b)
+{
+	return !memcmp(a, b, MQSTRIPE_UUID_LEN);
+}
+
+/**
+ * mqs_select_array() - pick the members of one array among devices
+ * @c: the devices, each with a valid superblock (status MQS_SB_OK).
+ * @n: how many.
+ * @name: --name, or NULL.
+ * @uuid: --uuid (16 bytes), or NULL.
+ * @chosen: out: chosen[i] tells whether @c[i] is a member of the array.
+ * @err: the reason on failure.
+ * @len: room at @err.
+ *
+ * Without @name and @uuid every device must belong to one array: a device
+ * of another array is refused, named.  With them, the devices of other
+ * arrays are left out.
+ *
+ * Return: 0; -ENOENT (nothing matches the selection), -EINVAL (devices of
+ * different arrays, or two arrays share the name).
+ */
+int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
+		     const uint8_t *uuid, bool *chosen, char *err,
+		     size_t len)
+{
+	char a[MQS_ERR_LEN], b[MQS_ERR_LEN];
+	size_t i, j, best = 0, best_count = 0, first = n;
+
+	if (!name && !uuid) {
+		/* the array most devices belong to; the others are extra */
+		for (i = 0; i < n; i++) {
+			size_t count = 0;
+
+			for (j = 0; j < n; j++)
+				count += same_uuid(c[i]->sb.array_uuid,
+						   c[j]->sb.array_uuid);
+			if (count > best_count) {
+				best = i;
+				best_count = count;
+			}
+		}
+		for (i = 0; i < n; i++) {
+			chosen[i] = same_uuid(c[i]->sb.array_uuid,
+					      c[best]->sb.array_uuid);
+			if (!chosen[i] && first == n)
+				first = i;
+		}
+		if (first == n)
+			return n ? 0 : -ENOENT;
+		mqs_array_label(&c[first]->sb, a, sizeof(a));
+		mqs_array_label(&c[best]->sb, b, sizeof(b));
+		set_err(err, len,
+			"%s: a member of another %s, not of %s like %s: members of different arrays; leave it out or pick one array with --name or --uuid",
+			c[first]->path, a, b, c[best]->path);
+		return -EINVAL;
+	}
+
+	for (i = 0; i < n; i++) {
+		chosen[i] = name ? !strcmp(c[i]->sb.name, name) :
+				   same_uuid(c[i]->sb.array_uuid, uuid);
+		if (!chosen[i])
+			continue;
+		if (first == n) {
+			first = i;
+		} else if (!same_uuid(c[i]->sb.array_uuid,
+				      c[first]->sb.array_uuid)) {
+			mqs_format_uuid(c[first]->sb.array_uuid, a);
+			mqs_format_uuid(c[i]->sb.array_uuid, b);
+			set_err(err, len,
+				"two arrays are named '%s' (UUID %s on %s, UUID %s on %s): pick one with --uuid",
+				name, a, c[first]->path, b, c[i]->path);
+			return -EINVAL;
+		}
+	}
+	if (first < n)
+		return 0;
+	if (name) {
+		set_err(err, len, "no member of an array named '%s' found",
+			name);
+	} else {
+		mqs_format_uuid(uuid, a);
+		set_err(err, len, "no member of the array with UUID %s found",
+			a);
+	}
+	return -ENOENT;
+}
+
+/* The first array-wide field on which @x and @y disagree, as text. */
+static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
+		     char *what, size_t len)
+{
+	uint32_t i, n;
+
+#define CMP_U64(field, label)						\
+	do {								\
+		if (x->field != y->field) {				\
+			snprintf(what, len, "%s (%" PRIu64 " vs %" PRIu64 ")", \
+				 label, (uint64_t)x->field,		\
+				 (uint64_t)y->field);			\
+			return true;					\
+		}							\
+	} while (0)
+
+	CMP_U64(nr_members, "member count");
+	CMP_U64(chunk_bytes, "chunk bytes");
+	CMP_U64(data_offset_bytes, "data offset bytes");
+	CMP_U64(data_bytes, "data bytes per member");
+	CMP_U64(layout, "layout version");
+	CMP_U64(array_lbs, "array logical block size");
+	CMP_U64(ctime, "creation time");
+#undef CMP_U64
+	if (strcmp(x->name, y->name)) {
+		snprintf(what, len, "name ('%s' vs '%s')", x->name, y->name);
+		return true;
+	}
+	n = x->nr_members < MQS_SB_TABLE_SLOTS ? x->nr_members :
+						 MQS_SB_TABLE_SLOTS;
+	for (i = 0; i < n; i++) {
+		if (!same_uuid(x->table[i], y->table[i])) {
+			snprintf(what, len, "member UUID of slot %" PRIu32, i);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void slot_uuid(const struct mqs_sb *sb, uint32_t slot, char *buf,
+		      size_t len)
+{
+	char u[37];
+
+	if (slot < MQS_SB_TABLE_SLOTS) {
+		mqs_format_uuid(sb->table[slot], u);
+		snprintf(buf, len, "member UUID %s", u);
+	} else {
+		snprintf(buf, len,
+			 "member UUID not recorded: the table holds slots 0..%u",
+			 MQS_SB_TABLE_SLOTS - 1);
+	}
+}
+
+/**
+ * mqs_group_check() - are these the complete, consistent members of one
+ *	array, and which is in which slot
+ * @c: devices with valid superblocks of one array UUID.
+ * @n: how many.
+ * @slots: out: @slots[s] is the index into @c of slot s, for every slot of
+ *	the array (room for MQSTRIPE_MAX_MEMBERS).
+ * @err: the reason on failure, naming the device, slot or member UUID.
+ * @len: room at @err.
+ *
+ * The checks, in order: every superblock agrees on the array-wide fields;
+ * no slot is claimed twice; no slot is missing; no member is stale (its
+ * event counter more than one behind: an interrupted update leaves at most
+ * one); every device still has the logical block size it had and holds
+ * data offset + data bytes.
+ *
+ * Return: 0; -EINVAL (disagreement, stale, block size), -EEXIST (slot
+ * claimed twice), -ENODEV (slot missing), -ENOSPC (device shrank).
+ */
+int mqs_group_check(struct mqs_cand *const *c, size_t n, size_t *slots,
+		    char *err, size_t len)
+{
+	char label[MQS_ERR_LEN], what[MQS_ERR_LEN], u[96];
+	const struct mqs_sb *ref;
+	uint64_t min_ev = UINT64_MAX, max_ev = 0;
+	uint32_t s, missing = 0, first_missing = 0;
+	size_t i, newest = 0;
+
+	if (!n) {
+		set_err(err, len, "no members");
+		return -ENODEV;
+	}
+	ref = &c[0]->sb;
+	mqs_array_label(ref, label, sizeof(label));
+	for (i = 1; i < n; i++) {
+		if (disagree(&c[i]->sb, ref, what, sizeof(what))) {
+			set_err(err, len,
+				"%s: disagrees with %s on the %s of %s: the superblocks do not describe one array; leave out the odd one",
+				c[i]->path, c[0]->path, what, label);
+			return -EINVAL;
+		}
+	}
+
+	for (s = 0; s < ref->nr_members; s++)
+		slots[s] = n;
+	for (i = 0; i < n; i++) {
+		const struct mqs_sb *sb = &c[i]->sb;
+		size_t other = slots[sb->slot];
+
+		if (other < n) {
+			char m1[37], m2[37];
+
+			mqs_format_uuid(c[other]->sb.member_uuid, m1);
+			mqs_format_uuid(sb->member_uuid, m2);
+			if (!strcmp(m1, m2))
+				set_err(err, len,
+					"%s and %s both claim slot %" PRIu32 " of %s with member UUID %s: one is a copy of the other; leave the copy out",
+					c[other]->path, c[i]->path, sb->slot,
+					label, m1);
+			else
+				set_err(err, len,
+					"%s and %s both claim slot %" PRIu32 " of %s (member UUIDs %s and %s); leave the wrong one out",
+					c[other]->path, c[i]->path, sb->slot,
+					label, m1, m2);
+			return -EEXIST;
+		}
+		slots[sb->slot] = i;
+	}
+	for (s = 0; s < ref->nr_members; s++) {
+		if (slots[s] < n)
+			continue;
+		if (!missing++)
+			first_missing = s;
+	}
+	if (missing) {
+		slot_uuid(ref, first_missing, u, sizeof(u));
+		if (missing == 1)
+			set_err(err, len,
+				"%s: slot %" PRIu32 " (%s) is missing: found %zu of %" PRIu32 " members; attach that device and retry",
+				label, first_missing, u, n, ref->nr_members);
+		else
+			set_err(err, len,
+				"%s: slot %" PRIu32 " (%s) and %" PRIu32 " more are missing: found %zu of %" PRIu32 " members; attach those devices and retry",
+				label, first_missing, u, missing - 1, n,
+				ref->nr_members);
+		return -ENODEV;
+	}
+
+	for (i = 0; i < n; i++) {
+		if (c[i]->sb.events < min_ev)
+			min_ev = c[i]->sb.events;
+		if (c[i]->sb.events > max_ev) {
+			max_ev = c[i]->sb.events;
+			newest = i;
+		}
+	}
+	if (max_ev - min_ev > 1) {
+		for (s = 0; s < ref->nr_members; s++) {
+			const struct mqs_cand *m = c[slots[s]];
+
+			if (m->sb.events + 1 >= max_ev)
+				continue;
+			set_err(err, len,
+				"%s: stale member of %s: its event counter is %" PRIu64 ", %s is at %" PRIu64 " (an old copy of slot %" PRIu32 "?); find the current device for that slot",
+				m->path, label, m->sb.events,
+				c[newest]->path, max_ev, s);
+			return -EINVAL;
+		}
+	}
+
+	for (s = 0; s < ref->nr_members; s++) {
+		const struct mqs_cand *m = c[slots[s]];
+		uint64_t need = m->sb.data_offset_bytes + m->sb.data_bytes;
+
+		if (m->lbs != m->sb.member_lbs) {
+			set_err(err, len,
+				"%s: logical block size is now %u bytes, it was %" PRIu32 " when %s was created: the device changed (reformatted?); refusing to assemble",
+				m->path, m->lbs, m->sb.member_lbs, label);
+			return -EINVAL;
+		}
+		if (m->size_bytes < need) {
+			set_err(err, len,
+				"%s: is %" PRIu64 " bytes now, %s needs %" PRIu64 " (data offset + data) on slot %" PRIu32 ": the device shrank",
+				m->path, m->size_bytes, label, need, s);
+			return -ENOSPC;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Encode, decode and check the member superblock (docs/FORMAT.md).  The
+ * block is built byte by byte with explicit little-endian stores, never by
+ * casting a struct onto it, so the code does not depend on the host's
+ * byte order or on struct padding.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "parse.h"
+#include "superblock.h"
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ----- CRC-32C (Castagnoli), as in iSCSI, ext4, btrfs and XFS ----- */
+
+/*
+ * Reflected polynomial 0x82F63B78 (0x1EDC6F41 unreflected); the caller
+ * starts with crc = 0 and chains calls; init and final inversion are done
+ * here, so mqs_crc32c(0, "123456789", 9) == 0xE3069283.
+ */
+uint32_t mqs_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	static uint32_t table[256];
+	static bool ready;
+	const uint8_t *p = buf;
+	size_t i;
+
+	if (!ready) {
+		for (i = 0; i < 256; i++) {
+			uint32_t c = (uint32_t)i;
+			int k;
+
+			for (k = 0; k < 8; k++)
+				c = c & 1 ? (c >> 1) ^ 0x82F63B78U : c >> 1;
+			table[i] = c;
+		}
+		ready = true;
+	}
+	crc = ~crc;
+	for (i = 0; i < len; i++)
+		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+/* CRC-32C of the 4096-byte block, its checksum field taken as zero. */
+uint32_t mqs_sb_block_crc(const uint8_t *block)
+{
+	static const uint8_t zero[4];
+	uint32_t crc;
+
+	crc = mqs_crc32c(0, block, MQS_SB_OFF_CRC);
+	crc = mqs_crc32c(crc, zero, sizeof(zero));
+	return mqs_crc32c(crc, block + MQS_SB_OFF_CRC + 4,
+			  MQS_SB_SIZE - MQS_SB_OFF_CRC - 4);
+}
+
+/* ----- little-endian fields ----- */
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+bool mqs_sb_has_magic(const uint8_t *block)
+{
+	return !memcmp(block + MQS_SB_OFF_MAGIC, MQS_SB_MAGIC,
+		       MQS_SB_MAGIC_LEN);
+}
+
+/**
+ * mqs_sb_encode() - the 4096-byte block of a new superblock
+ * @sb: the superblock; @sb->crc is ignored.
+ * @block: MQS_SB_SIZE bytes, overwritten entirely (reserved bytes and
+ *	unused table entries are zero).
+ */
+void mqs_sb_encode(const struct mqs_sb *sb, uint8_t *block)
+{
+	memset(block, 0, MQS_SB_SIZE);
+	mqs_sb_encode_over(sb, block);
+}
+
+/**
+ * mqs_sb_encode_over() - rewrite the fields of an existing block
+ * @sb: the superblock; @sb->crc is ignored.
+ * @block: the block as read; every field of format version 1 is written,
+ *	the reserved bytes are kept as they were (a newer writer may have put
+ *	a compatible feature's data there), and the checksum is recomputed.
+ */
+void mqs_sb_encode_over(const struct mqs_sb *sb, uint8_t *block)
+{
+	uint32_t i, n;
+
+	memcpy(block + MQS_SB_OFF_MAGIC, MQS_SB_MAGIC, MQS_SB_MAGIC_LEN);
+	put_le32(block + MQS_SB_OFF_VERSION, sb->version);
+	put_le64(block + MQS_SB_OFF_FEAT_COMPAT, sb->feature_compat);
+	put_le64(block + MQS_SB_OFF_FEAT_INCOMPAT, sb->feature_incompat);
+	put_le64(block + MQS_SB_OFF_SB_OFFSET, sb->sb_offset);
+	put_le32(block + MQS_SB_OFF_LAYOUT, sb->layout);
+	put_le32(block + MQS_SB_OFF_STATE, sb->state);
+	memcpy(block + MQS_SB_OFF_ARRAY_UUID, sb->array_uuid,
+	       MQSTRIPE_UUID_LEN);
+	memcpy(block + MQS_SB_OFF_MEMBER_UUID, sb->member_uuid,
+	       MQSTRIPE_UUID_LEN);
+	put_le32(block + MQS_SB_OFF_SLOT, sb->slot);
+	put_le32(block + MQS_SB_OFF_NR_MEMBERS, sb->nr_members);
+	put_le64(block + MQS_SB_OFF_CHUNK, sb->chunk_bytes);
+	put_le64(block + MQS_SB_OFF_DATA_OFFSET, sb->data_offset_bytes);
+	put_le64(block + MQS_SB_OFF_DATA_BYTES, sb->data_bytes);
+	put_le32(block + MQS_SB_OFF_ARRAY_LBS, sb->array_lbs);
+	put_le32(block + MQS_SB_OFF_MEMBER_LBS, sb->member_lbs);
+	put_le64(block + MQS_SB_OFF_CTIME, sb->ctime);
+	put_le64(block + MQS_SB_OFF_UTIME, sb->utime);
+	put_le64(block + MQS_SB_OFF_EVENTS, sb->events);
+	/* NUL-padded; the last byte stays NUL */
+	memset(block + MQS_SB_OFF_NAME, 0, MQSTRIPE_NAME_LEN);
+	memcpy(block + MQS_SB_OFF_NAME, sb->name,
+	       strnlen(sb->name, MQSTRIPE_NAME_LEN - 1));
+	n = sb->nr_members < MQS_SB_TABLE_SLOTS ? sb->nr_members :
+						  MQS_SB_TABLE_SLOTS;
+	memset(block + MQS_SB_OFF_TABLE, 0,
+	       MQS_SB_TABLE_SLOTS * MQSTRIPE_UUID_LEN);
+	for (i = 0; i < n; i++)
+		memcpy(block + MQS_SB_OFF_TABLE + i * MQSTRIPE_UUID_LEN,
+		       sb->table[i], MQSTRIPE_UUID_LEN);
+	put_le32(block + MQS_SB_OFF_CRC, mqs_sb_block_crc(block));
+}
+
+static void decode_fields(const uint8_t *block, struct mqs_sb *sb)
+{
+	uint32_t i;
+
+	sb->version = get_le32(block + MQS_SB_OFF_VERSION);
+	sb->crc = get_le32(block + MQS_SB_OFF_CRC);
+	sb->feature_compat = get_le64(block + MQS_SB_OFF_FEAT_COMPAT);
+	sb->feature_incompat = get_le64(block + MQS_SB_OFF_FEAT_INCOMPAT);
+	sb->sb_offset = get_le64(block + MQS_SB_OFF_SB_OFFSET);
+	sb->layout = get_le32(block + MQS_SB_OFF_LAYOUT);
+	sb->state = get_le32(block + MQS_SB_OFF_STATE);
+	memcpy(sb->array_uuid, block + MQS_SB_OFF_ARRAY_UUID,
+	       MQSTRIPE_UUID_LEN);
+	memcpy(sb->member_uuid, block + MQS_SB_OFF_MEMBER_UUID,
+	       MQSTRIPE_UUID_LEN);
+	sb->slot = get_le32(block + MQS_SB_OFF_SLOT);
+	sb->nr_members = get_le32(block + MQS_SB_OFF_NR_MEMBERS);
+	sb->chunk_bytes = get_le64(block + MQS_SB_OFF_CHUNK);
+	sb->data_offset_bytes = get_le64(block + MQS_SB_OFF_DATA_OFFSET);
+	sb->data_bytes = get_le64(block + MQS_SB_OFF_DATA_BYTES);
+	sb->array_lbs = get_le32(block + MQS_SB_OFF_ARRAY_LBS);
+	sb->member_lbs = get_le32(block + MQS_SB_OFF_MEMBER_LBS);
+	sb->ctime = get_le64(block + MQS_SB_OFF_CTIME);
+	sb->utime = get_le64(block + MQS_SB_OFF_UTIME);
+	sb->events = get_le64(block + MQS_SB_OFF_EVENTS);
+	memcpy(sb->name, block + MQS_SB_OFF_NAME, MQSTRIPE_NAME_LEN);
+	for (i = 0; i < MQS_SB_TABLE_SLOTS; i++)
+		memcpy(sb->table[i],
+		       block + MQS_SB_OFF_TABLE + i * MQSTRIPE_UUID_LEN,
+		       MQSTRIPE_UUID_LEN);
+}
+
+/**
+ * mqs_sb_decode() - read and check a 4096-byte block
+ * @block: the bytes read at MQS_SB_OFFSET.
+ * @sb: filled with every field of a version-1 layout whenever the magic
+ *	is there, even when the block is refused, so that examine can show
+ *	it; @sb->name is always NUL-terminated.
+ * @err: the reason when the result is not MQS_SB_OK or MQS_SB_NONE.
+ * @len: room at @err.
+ *
+ * The checks run in the order of docs/FORMAT.md "Reading": magic, format
+ * version, checksum, incompatible features, layout, then the field ranges.
+ *
+ * Return: what was found.
+ */
+enum mqs_sb_status mqs_sb_decode(const uint8_t *block, struct mqs_sb *sb,
+				 char *err, size_t len)
+{
+	uint32_t crc;
+	uint64_t unknown;
+
+	memset(sb, 0, sizeof(*sb));
+	set_err(err, len, "no mqstripe superblock");
+	if (!mqs_sb_has_magic(block))
+		return MQS_SB_NONE;
+	decode_fields(block, sb);
+	sb->name[MQSTRIPE_NAME_LEN - 1] = '\0';
+	if (sb->version != MQS_SB_VERSION) {
+		set_err(err, len,
+			"superblock format version %" PRIu32 " is not supported (this stripectl reads version %u): use a newer stripectl",
+			sb->version, MQS_SB_VERSION);
+		return MQS_SB_BAD_VERSION;
+	}
+	crc = mqs_sb_block_crc(block);
+	if (crc != sb->crc) {
+		set_err(err, len,
+			"superblock checksum mismatch (stored 0x%08" PRIx32 ", computed 0x%08" PRIx32 "): the superblock is damaged",
+			sb->crc, crc);
+		return MQS_SB_BAD_CRC;
+	}
+	unknown = sb->feature_incompat & ~MQS_SB_FEAT_INCOMPAT_KNOWN;
+	if (unknown) {
+		set_err(err, len,
+			"superblock has unknown incompatible feature flags 0x%" PRIx64 ": this stripectl cannot use the array, use a newer stripectl",
+			unknown);
+		return MQS_SB_INCOMPAT;
+	}
+	if (sb->layout != MQS_SB_LAYOUT_STRIPE) {
+		set_err(err, len,
+			"superblock has layout version %" PRIu32 ", this stripectl and module know only layout %u: use a newer stripectl",
+			sb->layout, MQS_SB_LAYOUT_STRIPE);
+		return MQS_SB_BAD_LAYOUT;
+	}
+	if (!memchr(block + MQS_SB_OFF_NAME, '\0', MQSTRIPE_NAME_LEN)) {
+		set_err(err, len,
+			"superblock is invalid: the name is not NUL-terminated");
+		return MQS_SB_INVALID;
+	}
+	if (mqs_sb_check_fields(sb, err, len))
+		return MQS_SB_INVALID;
+	set_err(err, len, "valid");
+	return MQS_SB_OK;
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/**
+ * mqs_sb_check_fields() - the range checks of docs/FORMAT.md "Reading"
+ * @sb: decoded superblock.
+ * @err: "superblock is invalid: ..." on failure.
+ * @len: room at @err.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len)
+{
+	char why[MQS_ERR_LEN];
+
+	why[0] = '\0';
+	if (sb->sb_offset != MQS_SB_OFFSET)
+		snprintf(why, sizeof(why),
+			 "it says it lives at byte %" PRIu64 ", not %llu (a copy made at another offset?)",
+			 sb->sb_offset, MQS_SB_OFFSET);
+	else if (sb->nr_members < MQSTRIPE_MIN_MEMBERS ||
+		 sb->nr_members > MQSTRIPE_MAX_MEMBERS)
+		snprintf(why, sizeof(why), "member count %" PRIu32
+			 " is outside 1..%d", sb->nr_members,
+			 MQSTRIPE_MAX_MEMBERS);
+	else if (sb->slot >= sb->nr_members)
+		snprintf(why, sizeof(why),
+			 "slot %" PRIu32 " is not below the member count %" PRIu32,
+			 sb->slot, sb->nr_members);
+	else if (!is_pow2(sb->chunk_bytes) ||
+		 sb->chunk_bytes < MQSTRIPE_MIN_CHUNK_BYTES ||
+		 sb->chunk_bytes > MQSTRIPE_MAX_CHUNK_BYTES)
+		snprintf(why, sizeof(why),
+			 "chunk %" PRIu64 " is not a power of two from 4K to 16M",
+			 sb->chunk_bytes);
+	else if (sb->chunk_bytes * sb->nr_members >
+		 MQSTRIPE_MAX_STRIPE_WIDTH_BYTES)
+		snprintf(why, sizeof(why), "stripe width above 1G");
+	else if (sb->data_offset_bytes < MQS_SB_MIN_DATA_OFFSET ||
+		 sb->data_offset_bytes % MQSTRIPE_DATA_OFFSET_ALIGN_BYTES)
+		snprintf(why, sizeof(why),
+			 "data offset %" PRIu64 " is below 8K or not a multiple of 4K",
+			 sb->data_offset_bytes);
+	else if (!sb->data_bytes || sb->data_bytes % sb->chunk_bytes ||
+		 sb->data_bytes > UINT64_MAX - sb->data_offset_bytes)
+		snprintf(why, sizeof(why),
+			 "data size %" PRIu64 " is not a positive multiple of the chunk",
+			 sb->data_bytes);
+	else if (!is_pow2(sb->member_lbs) || sb->member_lbs < MQS_SB_MIN_LBS ||
+		 sb->member_lbs > MQS_SB_MAX_LBS)
+		snprintf(why, sizeof(why),
+			 "member logical block size %" PRIu32 " is not a power of two from 512 to 4096",
+			 sb->member_lbs);
+	else if (!is_pow2(sb->array_lbs) || sb->array_lbs < sb->member_lbs ||
+		 sb->array_lbs > MQS_SB_MAX_LBS)
+		snprintf(why, sizeof(why),
+			 "array logical block size %" PRIu32 " is not a power of two from the member's to 4096",
+			 sb->array_lbs);
+	else if (sb->state != MQS_SB_STATE_CLEAN &&
+		 sb->state != MQS_SB_STATE_ACTIVE)
+		snprintf(why, sizeof(why), "state %" PRIu32 " is unknown",
+			 sb->state);
+	else if (mqs_uuid_is_nil(sb->array_uuid) ||
+		 mqs_uuid_is_nil(sb->member_uuid))
+		snprintf(why, sizeof(why), "the array or member UUID is nil");
+	else if (sb->slot < MQS_SB_TABLE_SLOTS &&
+		 memcmp(sb->table[sb->slot], sb->member_uuid,
+			MQSTRIPE_UUID_LEN))
+		snprintf(why, sizeof(why),
+			 "the member table names another UUID for slot %" PRIu32,
+			 sb->slot);
+	else if (!memchr(sb->name, '\0', sizeof(sb->name)))
+		snprintf(why, sizeof(why), "the name is not NUL-terminated");
+	else if (sb->name[0] && mqs_check_name(sb->name, NULL, 0))
+		snprintf(why, sizeof(why), "the name has characters outside A-Z a-z 0-9 . _ -");
+
+	if (!why[0])
+		return 0;
+	set_err(err, len, "superblock is invalid: %s", why);
+	return -EINVAL;
+}
+
+const char *mqs_sb_status_name(enum mqs_sb_status status)
+{
+	switch (status) {
+	case MQS_SB_NONE:
+		return "none";
+	case MQS_SB_BAD_VERSION:
+		return "unknown-version";
+	case MQS_SB_BAD_CRC:
+		return "bad-checksum";
+	case MQS_SB_INCOMPAT:
+		return "unknown-incompat-feature";
+	case MQS_SB_BAD_LAYOUT:
+		return "unknown-layout";
+	case MQS_SB_INVALID:
+		return "invalid";
+	case MQS_SB_OK:
+		return "ok";
+	}
+	return "unknown";
+}
+
+const char *mqs_sb_state_name(uint32_t state)
+{
+	switch (state) {
+	case MQS_SB_STATE_CLEAN:
+		return "clean";
+	case MQS_SB_STATE_ACTIVE:
+		return "active";
+	}
+	return "unknown";
+}
+
+/*
+ * Bytes of data per member, as the module computes the capacity:
+ * (smallest member - data offset) rounded down to whole chunks.
+ */
+uint64_t mqs_data_bytes(uint64_t min_member_bytes, uint64_t offset,
+			uint64_t chunk)
+{
+	if (!chunk || min_member_bytes <= offset)
+		return 0;
+	return (min_member_bytes - offset) / chunk * chunk;
+}
+
+bool mqs_uuid_is_nil(const uint8_t uuid[MQSTRIPE_UUID_LEN])
+{
+	size_t i;
+
+	for (i = 0; i < MQSTRIPE_UUID_LEN; i++)
+		if (uuid[i])
+			return false;
+	return true;
+}
+
+/* Random bytes in, an RFC 4122 version 4 UUID out (as the kernel makes). */
+void mqs_uuid_make_v4(uint8_t uuid[MQSTRIPE_UUID_LEN])
+{
+	uuid[6] = (uuid[6] & 0x0f) | 0x40;
+	uuid[8] = (uuid[8] & 0x3f) | 0x80;
+}

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit test of the member superblock (tools/stripectl/superblock.c)
+ * and of the assembly rules (sbgroup.c), linked as they are: CRC-32C
+ * against published check values, the byte positions of docs/FORMAT.md
+ * read back independently of the decoder, encode/decode round trips,
+ * every single-byte corruption caught, the reader's order of checks,
+ * every range check, and each refusal of "stripectl assemble" with its
+ * message.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktap.h"
+#include "sbgroup.h"
+#include "superblock.h"
+
+static char err[MQS_ERR_LEN];
+static uint8_t block[MQS_SB_SIZE];
+
+static bool one_line(const char *s)
+{
+	return s[0] && !strchr(s, '\n');
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static void fill_uuid(uint8_t *u, unsigned int seed)
+{
+	unsigned int i;
+
+	for (i = 0; i < MQSTRIPE_UUID_LEN; i++)
+		u[i] = (uint8_t)(seed * 37 + i * 11 + 1);
+	mqs_uuid_make_v4(u);
+}
+
+/* A valid superblock of an array of @nr members, for slot @slot. */
+static void make_sb(struct mqs_sb *sb, uint32_t nr, uint32_t slot,
+		    unsigned int array_seed)
+{
+	uint32_t i;
+
+	memset(sb, 0, sizeof(*sb));
+	sb->version = MQS_SB_VERSION;
+	sb->sb_offset = MQS_SB_OFFSET;
+	sb->layout = MQS_SB_LAYOUT_STRIPE;
+	sb->state = MQS_SB_STATE_CLEAN;
+	fill_uuid(sb->array_uuid, array_seed);
+	sb->nr_members = nr;
+	sb->slot = slot;
+	sb->chunk_bytes = 65536;
+	sb->data_offset_bytes = 1 << 20;
+	sb->data_bytes = 100 * 65536;
+	sb->array_lbs = 512;
+	sb->member_lbs = 512;
+	sb->ctime = 1700000000;
+	sb->utime = 1700000100;
+	sb->events = 7;
+	snprintf(sb->name, sizeof(sb->name), "db-%u", array_seed);
+	for (i = 0; i < nr && i < MQS_SB_TABLE_SLOTS; i++)
+		fill_uuid(sb->table[i], array_seed * 1000 + i + 1);
+	if (slot < MQS_SB_TABLE_SLOTS)
+		memcpy(sb->member_uuid, sb->table[slot], MQSTRIPE_UUID_LEN);
+	else
+		fill_uuid(sb->member_uuid, array_seed * 1000 + slot + 1);
+}
+
+static void test_crc32c(void)
+{
+	uint8_t buf[32];
+	unsigned int i;
+
+	/* the check value, and the vectors of RFC 3720 B.4 */
+	ktap_result(mqs_crc32c(0, "123456789", 9) == 0xE3069283,
+		    "crc32c(\"123456789\") = 0xE3069283");
+	memset(buf, 0, sizeof(buf));
+	ktap_result(mqs_crc32c(0, buf, 32) == 0x8A9136AA,
+		    "crc32c(32 x 0x00) = 0x8A9136AA");
+	memset(buf, 0xff, sizeof(buf));
+	ktap_result(mqs_crc32c(0, buf, 32) == 0x62A8AB43,
+		    "crc32c(32 x 0xFF) = 0x62A8AB43");
+	for (i = 0; i < 32; i++)
+		buf[i] = (uint8_t)i;
+	ktap_result(mqs_crc32c(0, buf, 32) == 0x46DD794E,
+		    "crc32c(0x00..0x1F) = 0x46DD794E");
+	ktap_result(mqs_crc32c(mqs_crc32c(0, buf, 10), buf + 10, 22) ==
+		    0x46DD794E, "crc32c chains across calls");
+}
+
+/* The bytes at the offsets of docs/FORMAT.md, read without the decoder. */
+static void test_layout(void)
+{
+	struct mqs_sb sb;
+	bool ok;
+	uint32_t crc;
+
+	make_sb(&sb, 4, 2, 1);
+	sb.feature_compat = 0x0102030405060708ULL;
+	sb.state = MQS_SB_STATE_ACTIVE;
+	mqs_sb_encode(&sb, block);
+	ok = !memcmp(block, "MQSTRIPE", 8) && le32(block + 0x08) == 1 &&
+	     le64(block + 0x10) == 0x0102030405060708ULL &&
+	     block[0x10] == 0x08 && le64(block + 0x18) == 0 &&
+	     le64(block + 0x20) == 4096 && le32(block + 0x28) == 1 &&
+	     le32(block + 0x2c) == 1 &&
+	     !memcmp(block + 0x30, sb.array_uuid, 16) &&
+	     !memcmp(block + 0x40, sb.member_uuid, 16) &&
+	     le32(block + 0x50) == 2 && le32(block + 0x54) == 4 &&
+	     le64(block + 0x58) == 65536 && le64(block + 0x60) == 1 << 20 &&
+	     le64(block + 0x68) == 100 * 65536 && le32(block + 0x70) == 512 &&
+	     le32(block + 0x74) == 512 && le64(block + 0x78) == 1700000000 &&
+	     le64(block + 0x80) == 1700000100 && le64(block + 0x88) == 7 &&
+	     !strcmp((char *)block + 0x90, "db-1") && block[0xaf] == 0;
+	ktap_result(ok, "encode: every field at its documented offset, little-endian");
+	ok = !memcmp(block + 0x100 + 2 * 16, sb.member_uuid, 16) &&
+	     !memcmp(block + 0x100, sb.table[0], 16) &&
+	     !memcmp(block + 0x100 + 3 * 16, sb.table[3], 16);
+	ktap_result(ok, "encode: member table at 0x100, 16 bytes per slot");
+	ok = true;
+	for (size_t i = 0xb0; i < 0x100; i++)
+		ok &= !block[i];
+	for (size_t i = 0x100 + 4 * 16; i < MQS_SB_SIZE; i++)
+		ok &= !block[i];
+	ktap_result(ok, "encode: reserved bytes and unused table entries are zero");
+	crc = mqs_crc32c(0, block, 0x0c);
+	crc = mqs_crc32c(crc, "\0\0\0\0", 4);
+	crc = mqs_crc32c(crc, block + 0x10, MQS_SB_SIZE - 0x10);
+	ktap_result(le32(block + 0x0c) == crc,
+		    "encode: checksum = crc32c of the block with the field as zero");
+}
+
+static void test_roundtrip(void)
+{
+	static const uint32_t nrs[] = { 1, 2, 4, 7, 239, 240, 241, 256 };
+	struct mqs_sb a, b;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
+		uint32_t slot = nrs[i] - 1;
+		enum mqs_sb_status st;
+
+		make_sb(&a, nrs[i], slot, (unsigned int)i + 3);
+		if (nrs[i] * a.chunk_bytes > MQSTRIPE_MAX_STRIPE_WIDTH_BYTES)
+			a.chunk_bytes = 4096;
+		a.data_bytes = 10 * a.chunk_bytes;
+		mqs_sb_encode(&a, block);
+		st = mqs_sb_decode(block, &b, err, sizeof(err));
+		a.crc = b.crc;
+		ktap_result(st == MQS_SB_OK && !memcmp(&a, &b, sizeof(a)),
+			    "round trip, %" PRIu32 " members, slot %" PRIu32
+			    " (%s)", nrs[i], slot, mqs_sb_status_name(st));
+	}
+	make_sb(&a, 3, 0, 9);
+	a.name[0] = '\0';
+	mqs_sb_encode(&a, block);
+	ktap_result(mqs_sb_decode(block, &b, err, sizeof(err)) == MQS_SB_OK &&
+		    !b.name[0], "round trip, empty name");
+	make_sb(&a, 3, 0, 9);
+	memset(a.name, 'x', MQSTRIPE_NAME_LEN - 1);
+	a.name[MQSTRIPE_NAME_LEN - 1] = '\0';
+	mqs_sb_encode(&a, block);
+	ktap_result(mqs_sb_decode(block, &b, err, sizeof(err)) == MQS_SB_OK &&
+		    strlen(b.name) == MQSTRIPE_NAME_LEN - 1,
+		    "round trip, 31-character name");
+}
+
+/* Any single flipped bit is caught; which check catches it follows the
+ * reader's order: magic, version, checksum. */
+static void test_corruption(void)
+{
+	struct mqs_sb sb, out;
+	uint8_t copy[MQS_SB_SIZE];
+	size_t off, missed = 0, wrong = 0;
+
+	make_sb(&sb, 4, 1, 2);
+	mqs_sb_encode(&sb, copy);
+	for (off = 0; off < MQS_SB_SIZE; off++) {
+		enum mqs_sb_status st, want;
+
+		memcpy(block, copy, MQS_SB_SIZE);
+		block[off] ^= 0x10;
+		st = mqs_sb_decode(block, &out, err, sizeof(err));
+		want = off < 8 ? MQS_SB_NONE :
+		       off < 12 ? MQS_SB_BAD_VERSION : MQS_SB_BAD_CRC;
+		if (st == MQS_SB_OK)
+			missed++;
+		else if (st != want)
+			wrong++;
+	}
+	ktap_result(!missed && !wrong,
+		    "a flipped bit in each of the 4096 bytes is refused (missed %zu, wrong reason %zu)",
+		    missed, wrong);
+	memcpy(block, copy, MQS_SB_SIZE);
+	block[0x60] ^= 1;
+	ktap_result(mqs_sb_decode(block, &out, err, sizeof(err)) ==
+		    MQS_SB_BAD_CRC && strstr(err, "checksum") && one_line(err),
+		    "checksum message: %s", err);
+	memset(block, 0, sizeof(block));
+	ktap_result(mqs_sb_decode(block, &out, err, sizeof(err)) == MQS_SB_NONE,
+		    "zeroes: no superblock");
+}
+
+/* Re-encode with a raw field changed: the checksum stays right. */
+static enum mqs_sb_status decode_with(const struct mqs_sb *sb)
+{
+	mqs_sb_encode(sb, block);
+	return mqs_sb_decode(block, &(struct mqs_sb){ 0 }, err, sizeof(err));
+}
+
+static void test_versions_and_features(void)
+{
+	struct mqs_sb sb;
+	enum mqs_sb_status st;
+
+	make_sb(&sb, 4, 0, 4);
+	sb.version = 2;
+	st = decode_with(&sb);
+	ktap_result(st == MQS_SB_BAD_VERSION && strstr(err, "version 2"),
+		    "format version 2 refused: %s", err);
+	make_sb(&sb, 4, 0, 4);
+	sb.feature_incompat = 1ULL << 63;
+	st = decode_with(&sb);
+	ktap_result(st == MQS_SB_INCOMPAT && strstr(err, "0x8000000000000000"),
+		    "unknown incompatible feature refused: %s", err);
+	make_sb(&sb, 4, 0, 4);
+	sb.feature_compat = 1ULL << 5 | 1ULL << 40;
+	ktap_result(decode_with(&sb) == MQS_SB_OK,
+		    "unknown compatible features ignored");
+	make_sb(&sb, 4, 0, 4);
+	sb.layout = 2;
+	st = decode_with(&sb);
+	ktap_result(st == MQS_SB_BAD_LAYOUT && strstr(err, "layout version 2"),
+		    "layout version 2 refused: %s", err);
+	make_sb(&sb, 4, 0, 4);
+	sb.layout = 2;
+	sb.feature_incompat = 1;
+	ktap_result(decode_with(&sb) == MQS_SB_INCOMPAT,
+		    "incompatible features are checked before the layout");
+	/* a v2 block with a broken v1 checksum: the version decides */
+	make_sb(&sb, 4, 0, 4);
+	sb.version = 2;
+	mqs_sb_encode(&sb, block);
+	block[0x0c] ^= 0xff;
+	ktap_result(mqs_sb_decode(block, &sb, err, sizeof(err)) ==
+		    MQS_SB_BAD_VERSION,
+		    "the version is checked before the checksum");
+}
+
+static void test_ranges(void)
+{
+	static const struct {
+		const char *what;
+		int field;
+		uint64_t value;
+	} vec[] = {
+		{ "sb_offset 8192", 0, 8192 },
+		{ "0 members", 1, 0 },
+		{ "257 members", 1, 257 },
+		{ "slot = member count", 2, 4 },
+		{ "chunk 3K", 3, 3072 },
+		{ "chunk 2K", 3, 2048 },
+		{ "chunk 32M", 3, 32 << 20 },
+		{ "data offset 4K", 4, 4096 },
+		{ "data offset 1M+512", 4, (1 << 20) + 512 },
+		{ "data bytes 0", 5, 0 },
+		{ "data bytes not whole chunks", 5, 65536 * 3 + 4096 },
+		{ "member lbs 256", 6, 256 },
+		{ "member lbs 8192", 6, 8192 },
+		{ "member lbs 1000", 6, 1000 },
+		{ "array lbs below member's", 7, 256 },
+		{ "state 2", 8, 2 },
+	};
+	struct mqs_sb sb;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vec); i++) {
+		make_sb(&sb, 4, 1, 5);
+		switch (vec[i].field) {
+		case 0:
+			sb.sb_offset = vec[i].value;
+			break;
+		case 1:
+			sb.nr_members = (uint32_t)vec[i].value;
+			break;
+		case 2:
+			sb.slot = (uint32_t)vec[i].value;
+			break;
+		case 3:
+			sb.chunk_bytes = vec[i].value;
+			break;
+		case 4:
+			sb.data_offset_bytes = vec[i].value;
+			break;
+		case 5:
+			sb.data_bytes = vec[i].value;
+			break;
+		case 6:
+			sb.member_lbs = (uint32_t)vec[i].value;
+			break;
+		case 7:
+			sb.array_lbs = (uint32_t)vec[i].value;
+			break;
+		case 8:
+			sb.state = (uint32_t)vec[i].value;
+			break;
+		}
+		ktap_result(decode_with(&sb) == MQS_SB_INVALID &&
+			    strstr(err, "invalid") && one_line(err),
+			    "invalid: %s (%s)", vec[i].what, err);
+	}
+	make_sb(&sb, 65, 1, 5);
+	sb.chunk_bytes = 16 << 20;	/* 65 x 16M > 1G */
+	sb.data_bytes = sb.chunk_bytes;
+	ktap_result(decode_with(&sb) == MQS_SB_INVALID,
+		    "invalid: stripe width above 1G");
+	make_sb(&sb, 4, 1, 5);
+	memset(sb.array_uuid, 0, 16);
+	ktap_result(decode_with(&sb) == MQS_SB_INVALID, "invalid: nil array UUID");
+	make_sb(&sb, 4, 1, 5);
+	sb.table[1][3] ^= 1;
+	ktap_result(decode_with(&sb) == MQS_SB_INVALID && strstr(err, "table"),
+		    "invalid: member table disagrees with member_uuid");
+	make_sb(&sb, 4, 1, 5);
+	snprintf(sb.name, sizeof(sb.name), "a/b");
+	ktap_result(decode_with(&sb) == MQS_SB_INVALID, "invalid: name 'a/b'");
+	make_sb(&sb, 4, 1, 5);
+	mqs_sb_encode(&sb, block);
+	memset(block + 0x90, 'n', 32);
+	{
+		uint32_t crc = mqs_sb_block_crc(block);
+
+		block[0x0c] = (uint8_t)crc;
+		block[0x0d] = (uint8_t)(crc >> 8);
+		block[0x0e] = (uint8_t)(crc >> 16);
+		block[0x0f] = (uint8_t)(crc >> 24);
+	}
+	ktap_result(mqs_sb_decode(block, &sb, err, sizeof(err)) ==
+		    MQS_SB_INVALID && strstr(err, "NUL"),
+		    "invalid: name without NUL (%s)", err);
+	make_sb(&sb, 4, 1, 5);
+	sb.array_lbs = 4096;
+	ktap_result(decode_with(&sb) == MQS_SB_OK,
+		    "valid: array lbs 4096 over a member of 512");
+}
+
+/* What a newer writer put in the reserved bytes survives our rewrite. */
+static void test_encode_over(void)
+{
+	struct mqs_sb sb, out;
+	bool ok = true;
+	size_t i;
+
+	make_sb(&sb, 4, 1, 6);
+	sb.feature_compat = 1ULL << 7;
+	mqs_sb_encode(&sb, block);
+	for (i = 0xb0; i < 0x100; i++)
+		block[i] = (uint8_t)i;
+	sb.crc = mqs_sb_block_crc(block);
+	block[0x0c] = (uint8_t)sb.crc;
+	block[0x0d] = (uint8_t)(sb.crc >> 8);
+	block[0x0e] = (uint8_t)(sb.crc >> 16);
+	block[0x0f] = (uint8_t)(sb.crc >> 24);
+	ktap_result(mqs_sb_decode(block, &out, err, sizeof(err)) == MQS_SB_OK,
+		    "reserved bytes and an unknown compatible flag: still valid");
+	out.events++;
+	out.state = MQS_SB_STATE_ACTIVE;
+	mqs_sb_encode_over(&out, block);
+	for (i = 0xb0; i < 0x100; i++)
+		ok &= block[i] == (uint8_t)i;
+	ktap_result(ok && mqs_sb_decode(block, &sb, err, sizeof(err)) ==
+		    MQS_SB_OK && sb.events == 8 && sb.feature_compat == 1ULL << 7,
+		    "a rewrite keeps the reserved bytes and the compatible flag");
+}
+
+static void test_data_bytes(void)
+{
+	ktap_result(mqs_data_bytes(80 << 20, 1 << 20, 65536) == 79 << 20,
+		    "data bytes: 80M member, 1M offset, 64K chunk = 79M");
+	ktap_result(mqs_data_bytes((80 << 20) + 4096, 1 << 20, 65536) ==
+		    79 << 20, "data bytes: rounded down to whole chunks");
+	ktap_result(mqs_data_bytes(1 << 20, 1 << 20, 65536) == 0,
+		    "data bytes: nothing past the offset");
+}
+
+/* ----- assembly rules ----- */
+
+#define NC 6
+static struct mqs_cand cands[NC];
+static struct mqs_cand *cp[NC];
+static size_t slots[MQSTRIPE_MAX_MEMBERS];
+static char paths[NC][16];
+
+/* Devices 0..n-1 holding slots @order[i] of array @seed. */
+static void make_group(unsigned int seed, const uint32_t *order, size_t n,
+		       uint32_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memset(&cands[i], 0, sizeof(cands[i]));
+		snprintf(paths[i], sizeof(paths[i]), "/dev/d%zu", i);
+		cands[i].path = paths[i];
+		cands[i].devno = 100 + i;
+		cands[i].status = MQS_SB_OK;
+		make_sb(&cands[i].sb, nr, order[i], seed);
+		cands[i].lbs = 512;
+		cands[i].size_bytes = (1 << 20) + 100 * 65536;
+		cp[i] = &cands[i];
+	}
+}
+
+static void test_group(void)
+{
+	static const uint32_t shuffled[] = { 2, 0, 3, 1 };
+	uint32_t order[NC];
+	bool chosen[NC];
+	int rc;
+
+	make_group(1, shuffled, 4, 4);
+	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	ktap_result(!rc && slots[0] == 1 && slots[1] == 3 && slots[2] == 0 &&
+		    slots[3] == 2,
+		    "members given in any order are put in slot order");
+
+	make_group(1, shuffled, 3, 4);
+	rc = mqs_group_check(cp, 3, slots, err, sizeof(err));
+	ktap_result(rc == -ENODEV && strstr(err, "slot 1 (member UUID ") &&
+		    strstr(err, "is missing") && one_line(err),
+		    "missing slot named with its member UUID: %s", err);
+
+	order[0] = 1;
+	order[1] = 3;
+	make_group(1, order, 2, 4);
+	mqs_group_check(cp, 2, slots, err, sizeof(err));
+	ktap_result(strstr(err, "slot 0") && strstr(err, "and 1 more"),
+		    "two missing slots: %s", err);
+
+	order[0] = 0;
+	order[1] = 1;
+	order[2] = 1;
+	make_group(1, order, 3, 3);
+	rc = mqs_group_check(cp, 3, slots, err, sizeof(err));
+	ktap_result(rc == -EEXIST && strstr(err, "/dev/d1 and /dev/d2 both claim slot 1") &&
+		    strstr(err, "copy"), "duplicate slot: %s", err);
+
+	make_group(1, shuffled, 4, 4);
+	cands[2].sb.chunk_bytes = 131072;
+	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "/dev/d2") &&
+		    strstr(err, "chunk bytes (131072 vs 65536)"),
+		    "geometry disagrees: %s", err);
+
+	make_group(1, shuffled, 4, 4);
+	snprintf(cands[3].sb.name, sizeof(cands[3].sb.name), "other");
+	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "name"), "name disagrees: %s",
+		    err);
+
+	make_group(1, shuffled, 4, 4);
+	cands[1].sb.events = 8;	/* an interrupted update: fine */
+	ktap_result(!mqs_group_check(cp, 4, slots, err, sizeof(err)),
+		    "event counters one apart are accepted");
+	cands[1].sb.events = 9;
+	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "stale") && one_line(err),
+		    "a member two events behind is stale: %s", err);
+
+	make_group(1, shuffled, 4, 4);
+	cands[3].lbs = 4096;
+	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "/dev/d3: logical block size is now 4096 bytes, it was 512"),
+		    "changed logical block size: %s", err);
+
+	make_group(1, shuffled, 4, 4);
+	cands[0].size_bytes -= 4096;
+	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	ktap_result(rc == -ENOSPC && strstr(err, "/dev/d0") &&
+		    strstr(err, "shrank"), "member shrank: %s", err);
+
+	/* a second array among the devices */
+	make_group(1, shuffled, 4, 4);
+	memset(&cands[4], 0, sizeof(cands[4]));
+	snprintf(paths[4], sizeof(paths[4]), "/dev/other");
+	cands[4].path = paths[4];
+	cands[4].status = MQS_SB_OK;
+	make_sb(&cands[4].sb, 1, 0, 2);
+	cp[4] = &cands[4];
+	rc = mqs_select_array(cp, 5, NULL, NULL, chosen, err, sizeof(err));
+	ktap_result(rc == -EINVAL && !strncmp(err, "/dev/other: a member of another array 'db-2'", 44),
+		    "a device of another array is refused, named: %s", err);
+	rc = mqs_select_array(cp, 5, "db-1", NULL, chosen, err, sizeof(err));
+	ktap_result(!rc && chosen[0] && chosen[3] && !chosen[4],
+		    "--name picks one array's devices");
+	rc = mqs_select_array(cp, 5, NULL, cands[4].sb.array_uuid, chosen, err,
+			      sizeof(err));
+	ktap_result(!rc && !chosen[0] && chosen[4], "--uuid picks one array's devices");
+	rc = mqs_select_array(cp, 5, "nope", NULL, chosen, err, sizeof(err));
+	ktap_result(rc == -ENOENT && strstr(err, "'nope'"),
+		    "--name of no array: %s", err);
+	snprintf(cands[4].sb.name, sizeof(cands[4].sb.name), "db-1");
+	rc = mqs_select_array(cp, 5, "db-1", NULL, chosen, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "two arrays are named 'db-1'"),
+		    "two arrays of one name: %s", err);
+	rc = mqs_select_array(cp, 4, NULL, NULL, chosen, err, sizeof(err));
+	ktap_result(!rc && chosen[0] && chosen[1] && chosen[2] && chosen[3],
+		    "one array: every device chosen");
+}
+
+int main(void)
+{
+	ktap_header("stripectl superblock and assembly rules");
+	test_crc32c();
+	test_layout();
+	test_roundtrip();
+	test_corruption();
+	test_versions_and_features();
+	test_ranges();
+	test_encode_over();
+	test_data_bytes();
+	test_group();
+	return ktap_finish();
+}
