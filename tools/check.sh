@@ -41,7 +41,7 @@ add_counts "package tests"
 
 for k in $kernels; do
 	echo "== selftests on kernel $k (QEMU guest)"
-	sh selftests/run.sh --kernel "$k" >"$log" 2>&1 || rc=1
+	bash selftests/run.sh --kernel "$k" >"$log" 2>&1 || rc=1
 	sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
 	add_counts "selftests on $k"
 done

@@ -11,7 +11,7 @@ cd "$top"
 kver=${KVER:-6.12}
 
 if [ -z "${MQS_GUEST:-}" ]; then
-	exec sh tools/vm/run-vm.sh --kernel "$kver" --cpus 4 --nvme 4 \
+	exec bash tools/vm/run-vm.sh --kernel "$kver" --cpus 4 --nvme 4 \
 		--nvme-size 2G -- sh tools/demo.sh
 fi
 
