@@ -23,6 +23,9 @@
 #   TEST...     only these tests (test_05_fio_verify, test_05 or 05)
 
 set -u
+# The whole script is one compound command: bash parses it completely
+# before running, so editing the file during a run cannot break the run.
+{
 SELF=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$SELF/.." && pwd)
 RUNVM=${MQS_RUNVM:-$REPO/tools/vm/run-vm.sh}
@@ -173,3 +176,5 @@ done
 echo "# total time $(($(date +%s) - start_all)) s"
 echo "$tp passed, $tf failed, $ts skipped"
 [ "$tf" -eq 0 ]
+exit
+}

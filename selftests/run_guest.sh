@@ -15,6 +15,9 @@
 
 . "$(dirname "$0")/lib.sh"
 
+# The whole script is one compound command: bash parses it completely
+# before running, so editing the file during a run cannot break the run.
+{
 timeout_s=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$MQS_DIR/settings" 2>/dev/null)
 timeout_s=${MQS_TIMEOUT:-${timeout_s:-300}}
 
@@ -228,3 +231,5 @@ for t in "${tests[@]}"; do
 done
 echo "# totals: pass:$npass fail:$nfail skip:$nskip"
 [ $nfail -eq 0 ]
+exit
+}
