@@ -44,6 +44,10 @@ for k in $kernels; do
 	bash selftests/run.sh --kernel "$k" >"$log" 2>&1 || rc=1
 	sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
 	add_counts "selftests on $k"
+	echo "== persistence tests on kernel $k (QEMU guests)"
+	bash selftests/persist/run.sh --kernel "$k" >"$log" 2>&1 || rc=1
+	sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
+	add_counts "persistence tests on $k"
 done
 
 [ "$fail" -eq 0 ] || rc=1

@@ -80,6 +80,14 @@ boot() {
 	echo "$rc $(($(date +%s) - start))" >"$OUT/$k/$b.status"
 }
 
+work=
+# shellcheck disable=SC2317	# run by the traps
+cleanup() {
+	[ -n "$work" ] && [ $keep = 0 ] && rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
 start_all=$(date +%s)
 tp=0
 tf=0
@@ -140,6 +148,7 @@ for k in "${kernels[@]}"; do
 	else
 		rm -rf "$work"
 	fi
+	work=
 done
 echo "# total time $(($(date +%s) - start_all)) s"
 echo "$tp passed, $tf failed, $ts skipped"

@@ -30,11 +30,12 @@ track_array "$A"
 t1=$(date +%s)
 pass "create printed $A"
 "$STRIPECTL" status --json "$A" >"$MQS_TMP/status.json"
-AS=/sys/block/$(basename "$A")
+ALBS=$(cat "/sys/block/$(basename "$A")/queue/logical_block_size")
 
 # field CHECK for one member: every field of the document
 verify() {	# verify WHEN EVENTS STATE
-	local when=$1 events=$2 state=$3 i m j
+	local when=$1 events=$2 state=$3 i m j rc
+	: >"$MQS_TMP/verify.out"
 	for i in 0 1; do
 		m=${S[i]}
 		sbtool parse "$m" >"$MQS_TMP/p$i.json" 2>&1 ||
@@ -42,7 +43,7 @@ verify() {	# verify WHEN EVENTS STATE
 		"$STRIPECTL" examine --json "$m" >"$MQS_TMP/e$i.json" 2>&1
 		"$PYTHON" - "$MQS_TMP/p$i.json" "$MQS_TMP/e$i.json" "$MQS_TMP/status.json" \
 			"$i" "$events" "$state" "$t0" "$t1" "$GIVEN_UUID" \
-			"$(qattr "$m" logical_block_size)" "$(cat "$AS/queue/logical_block_size")" \
+			"$(qattr "$m" logical_block_size)" "$ALBS" \
 			"$(blk_bytes "${S[0]}")" "$(blk_bytes "${S[1]}")" "$when" <<'PYEOF'
 import json, sys
 p = json.load(open(sys.argv[1]))
@@ -91,7 +92,9 @@ check(e["array_logical_block_size_bytes"] == p["array_logical_block_size"] and
 check(e["state"] == ("active" if state else "clean"), "examine --json agrees on the state")
 print("1..%d" % n)
 PYEOF
-	done >"$MQS_TMP/verify.out" 2>&1
+		rc=$?
+		[ $rc -eq 0 ] || echo "not ok 1 $when: slot $i: the field checks ran (exit $rc)"
+	done >>"$MQS_TMP/verify.out" 2>&1
 	import_checks "" cat "$MQS_TMP/verify.out"
 	for j in member_uuids array_uuid ctime; do
 		check_eq "$when: both members agree on $j" \

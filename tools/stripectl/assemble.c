@@ -336,14 +336,14 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 			   bool quiet_if_running)
 {
 	char err[MQS_ERR_LEN];
-	struct mqs_cand **bySlot;
+	struct mqs_cand **by_slot;
 	size_t *slots;
 	uint32_t s, nr;
 	int rc;
 
 	slots = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*slots));
-	bySlot = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*bySlot));
-	if (!slots || !bySlot) {
+	by_slot = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*by_slot));
+	if (!slots || !by_slot) {
 		mqs_error("out of memory");
 		rc = MQS_EXIT_FAIL;
 		goto out;
@@ -355,17 +355,18 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 	}
 	nr = c[0]->sb.nr_members;
 	for (s = 0; s < nr; s++) {
-		bySlot[s] = slots[s] < n ? c[slots[s]] : NULL;
-		if (!bySlot[s]) {	/* mqs_group_check() filled every slot */
+		by_slot[s] = slots[s] < n ? c[slots[s]] : NULL;
+		/* mqs_group_check() filled every slot */
+		if (!by_slot[s]) {
 			mqs_error("internal error: slot %u has no member", s);
 			rc = MQS_EXIT_FAIL;
 			goto out;
 		}
 	}
-	rc = start_group(ctx, bySlot, nr, quiet_if_running);
+	rc = start_group(ctx, by_slot, nr, quiet_if_running);
 out:
 	free(slots);
-	free(bySlot);
+	free(by_slot);
 	return rc;
 }
 

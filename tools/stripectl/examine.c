@@ -88,7 +88,7 @@ static void examine_text(const struct mqs_cand *c)
 	printf("  %-22sarray %" PRIu32 ", this member %" PRIu32 " bytes (now %u)\n",
 	       "logical block size:", sb->array_lbs, sb->member_lbs, c->lbs);
 	printf("  %-22sbyte %" PRIu64 "\n", "superblock at:", sb->sb_offset);
-	printf("  %-22s\n", "member uuids by slot:");
+	printf("  member uuids by slot:\n");
 	for (i = 0; i < table_len(sb); i++) {
 		mqs_format_uuid(sb->table[i], a);
 		printf("    %3" PRIu32 "  %s%s\n", i, a,

@@ -131,26 +131,28 @@ int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
 static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
 		     char *what, size_t len)
 {
+	const struct {
+		const char *label;
+		uint64_t x, y;
+	} fields[] = {
+		{ "member count", x->nr_members, y->nr_members },
+		{ "chunk bytes", x->chunk_bytes, y->chunk_bytes },
+		{ "data offset bytes", x->data_offset_bytes,
+		  y->data_offset_bytes },
+		{ "data bytes per member", x->data_bytes, y->data_bytes },
+		{ "layout version", x->layout, y->layout },
+		{ "array logical block size", x->array_lbs, y->array_lbs },
+		{ "creation time", x->ctime, y->ctime },
+	};
 	uint32_t i, n;
 
-#define CMP_U64(field, label)						\
-	do {								\
-		if (x->field != y->field) {				\
-			snprintf(what, len, "%s (%" PRIu64 " vs %" PRIu64 ")", \
-				 label, (uint64_t)x->field,		\
-				 (uint64_t)y->field);			\
-			return true;					\
-		}							\
-	} while (0)
-
-	CMP_U64(nr_members, "member count");
-	CMP_U64(chunk_bytes, "chunk bytes");
-	CMP_U64(data_offset_bytes, "data offset bytes");
-	CMP_U64(data_bytes, "data bytes per member");
-	CMP_U64(layout, "layout version");
-	CMP_U64(array_lbs, "array logical block size");
-	CMP_U64(ctime, "creation time");
-#undef CMP_U64
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		if (fields[i].x != fields[i].y) {
+			snprintf(what, len, "%s (%" PRIu64 " vs %" PRIu64 ")",
+				 fields[i].label, fields[i].x, fields[i].y);
+			return true;
+		}
+	}
 	if (strcmp(x->name, y->name)) {
 		snprintf(what, len, "name ('%s' vs '%s')", x->name, y->name);
 		return true;

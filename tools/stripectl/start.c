@@ -360,7 +360,8 @@ int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
 	sb->events++;
 	sb->state = state;
 	sb->utime = (uint64_t)time(NULL);
-	mqs_sb_encode_over(sb, block);	/* keeps what a newer writer added */
+	/* keeps what a newer writer added */
+	mqs_sb_encode_over(sb, block);
 	err = mqs_dev_write_block(dfd, block);
 	if (err) {
 		snprintf(why, len, "writing its superblock failed: %s",

@@ -175,8 +175,10 @@ static void test_roundtrip(void)
 		    "round trip, 31-character name");
 }
 
-/* Any single flipped bit is caught; which check catches it follows the
- * reader's order: magic, version, checksum. */
+/*
+ * Any single flipped bit is caught; which check catches it follows the
+ * reader's order: magic, version, checksum.
+ */
 static void test_corruption(void)
 {
 	struct mqs_sb sb, out;
