@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh: mqstripe against md raid0, dm-stripe, the members in parallel
+# (JBOD) and one member, in QEMU guests (tools/vm/run-vm.sh), one boot per
+# member setup; then tools/bench/report.py writes results.json, report.md
+# and the plots.  Run by "make bench" (see tools/bench/README.md).
+#
+# Environment:
+#   QUICK=1          quick mode (1 run per figure, short runs, fewer points)
+#   KVER=6.12        guest kernel (6.1, 6.12, a full release, debug)
+#   BENCH_SETUPS     member setups to run, default "a b c"
+#   BENCH_CPUS       guest vCPUs (default 2, the host's cores)
+#   BENCH_MEM        guest memory in MiB (default 4096)
+#   BENCH_OUT        result directory (default bench-results/<timestamp>)
+#   MQS_ACCEL        tcg (default) | kvm | auto, as for run-vm.sh
+# Exit status: 0 when every setup ran and the report was written (targets
+# MISSED do not fail it), 1 otherwise.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cd "$top" || exit 1
+
+quick=${QUICK:-0}
+case $quick in '' | 0 | no | false) quick=0 ;; *) quick=1 ;; esac
+kver=${KVER:-6.12}
+setups=${BENCH_SETUPS:-a b c}
+cpus=${BENCH_CPUS:-2}
+mem=${BENCH_MEM:-4096}
+accel=${MQS_ACCEL:-tcg}
+out=${BENCH_OUT:-bench-results/$(date +%Y%m%d-%H%M%S)}
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+
+mkdir -p "$out/raw" || exit 1
+out=$(cd "$out" && pwd)
+t0=$(date +%s)
+
+say() { printf 'bench: %s\n' "$*"; }
+fmt() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+
+# Estimates (seconds) per setup, for the progress lines
+declare -A est
+# shellcheck disable=SC2086 # $setups is a word list
+while read -r s e; do est[$s]=$e; done < <(BENCH_CPUS=$cpus $py "$here/benchlib.py" estimate "$quick" $setups)
+total=0
+for s in $setups; do
+	[ -n "${est[$s]:-}" ] || { say "unknown setup '$s' (a, b, c)"; exit 2; }
+	total=$((total + est[$s]))
+done
+
+mode=full
+[ "$quick" = 1 ] && mode=quick
+command -v gnuplot >/dev/null || say "warning: gnuplot not installed (apt-get install gnuplot-nox): no plots"
+say "$mode run on kernel $kver, setups: $setups, ${cpus} vCPUs; estimate $(fmt "$total") (host load $(cut -d' ' -f1-3 /proc/loadavg))"
+say "results: $out"
+
+# The binaries of this run: copies, so that all boots use the same ones even
+# while the tree is being rebuilt (make briefly removes them)
+mkdir -p "$out/bin"
+for _ in $(seq 1 30); do
+	[ -x tools/stripectl/stripectl ] && break
+	sleep 2
+done
+cp tools/stripectl/stripectl "$out/bin/" || { say "tools/stripectl/stripectl missing: run make"; exit 1; }
+for ko in build/*/mqstripe.ko; do
+	[ -f "$ko" ] || continue
+	r=$(basename "$(dirname "$ko")")
+	mkdir -p "$out/bin/$r"
+	cp "$ko" "$out/bin/$r/"
+done
+rev=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
+
+# Host facts for the report
+{
+	printf '{"host_cores": %s, "host_cpu": "%s", "host_kernel": "%s",' \
+		"$(nproc)" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//; s/"/ /g')" "$(uname -r)"
+	printf ' "host_mem_kib": %s, "qemu": "%s", "accel_requested": "%s",' \
+		"$(awk '/MemTotal/ {print $2}' /proc/meminfo)" \
+		"$(qemu-system-x86_64 --version 2>/dev/null | head -n1 | sed 's/"/ /g')" "$accel"
+	printf ' "kver": "%s", "mode": "%s", "setups": "%s", "vcpus": %s, "mem_mib": %s,' \
+		"$kver" "$mode" "$setups" "$cpus" "$mem"
+	printf ' "git": "%s", "module_sha256": {%s},' "$rev" \
+		"$(for k in "$out"/bin/*/mqstripe.ko; do [ -f "$k" ] && printf '"%s": "%s", ' "$(basename "$(dirname "$k")")" "$(sha256sum "$k" | cut -c1-16)"; done | sed 's/, $//')"
+	printf ' "loadavg_start": "%s", "started": %s}\n' "$(cut -d' ' -f1-3 /proc/loadavg)" "$t0"
+} >"$out/raw/host-start.json"
+
+rc=0
+left=$total
+for s in $setups; do
+	left=$((left - est[$s]))
+	opts=(--kernel "$kver" --cpus "$cpus" --mem "$mem" --share "$out"
+		--accel "$accel" --env "BENCH_T0=$t0" --env "BENCH_LATER=$left"
+		--env "BENCH_ACCEL=$accel" --timeout $((est[$s] * 2 + 300)))
+	case $s in
+	c) opts+=(--nvme 4 --nvme-size 2G) ;;
+	*) opts+=(--nvme 0) ;;
+	esac
+	qflag=()
+	[ "$quick" = 1 ] && qflag=(--quick)
+	bt=$(date +%s)
+	# 75: the guest's clock was wrong (TSC miscalibrated at boot, see
+	# guest.py): boot again; the third time the guest falls back to HPET
+	for try in 1 2 3; do
+		say "[$(fmt $(($(date +%s) - t0))) elapsed] booting the guest for setup $s"
+		fb=()
+		[ "$try" = 3 ] && fb=(--env BENCH_CLOCK_FALLBACK=1)
+		bash tools/vm/run-vm.sh "${opts[@]}" "${fb[@]}" -- /usr/bin/python3 \
+			tools/bench/guest.py --setup "$s" --out "$out" "${qflag[@]}"
+		grc=$?
+		[ "$grc" = 75 ] || break
+		rm -rf "$out/raw/$s"
+	done
+	et=$(date +%s)
+	printf '{"setup": "%s", "rc": %d, "boot_wall_seconds": %d}\n' "$s" "$grc" \
+		$((et - bt)) >"$out/raw/host-$s.json"
+	if [ "$grc" != 0 ]; then
+		say "setup $s: guest exited with status $grc"
+		rc=1
+	fi
+done
+
+te=$(date +%s)
+printf '{"loadavg_end": "%s", "finished": %s, "wall_seconds": %d}\n' \
+	"$(cut -d' ' -f1-3 /proc/loadavg)" "$te" $((te - t0)) >"$out/raw/host-end.json"
+say "[$(fmt $((te - t0))) elapsed] writing the report"
+if ! $py "$here/report.py" "$out"; then
+	say "report.py failed"
+	rc=1
+fi
+say "done in $(fmt $(($(date +%s) - t0))): $out/report.md"
+echo "$rc" >"$out/raw/bench-rc"
+exit "$rc"

@@ -1,0 +1,574 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Benchmark plan, fio job building and result parsing.
+
+Shared by the guest runner (guest.py, inside the QEMU guest), the host
+driver (bench.sh, for time estimates) and the report (report.py).  Python 3
+standard library only.
+
+Vocabulary
+  setup    the member devices of one guest boot: a (memory-backed null_blk),
+           b (null_blk with device emulation), c (emulated NVMe)
+  system   mqstripe, md (md raid0), dm (dm-stripe), jbod (the members driven
+           in parallel by fio, one job per member), single (one member)
+  block    one fio invocation against one system (one array creation)
+  job      one fio reporting group inside a block (one figure per run)
+"""
+
+import json
+import math
+import os
+
+SYSTEMS = ["mqstripe", "md", "dm", "jbod", "single"]
+ARRAYS = ["mqstripe", "md", "dm"]
+LABEL = {
+    "mqstripe": "mqstripe",
+    "md": "md raid0",
+    "dm": "dm-stripe",
+    "jbod": "JBOD",
+    "single": "single member",
+}
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8"]
+TITLE = {
+    "W1": "4K random read, QD32 per job, one job per vCPU",
+    "W2": "16K random read/write 75/25, QD64, 4 jobs",
+    "W3": "1 MiB sequential read and write, O_DIRECT: scaling with members",
+    "W4": "one thread, QD1 sequential reads (dd-like), buffered and O_DIRECT",
+    "W5": "4K random writes, fsync after each",
+    "W6": "4K random read latency under a writeback storm",
+    "W7": "request shape of aligned 1 MiB O_DIRECT reads",
+    "W8": "chunk sensitivity: 1 MiB sequential and 8K random 50/50 mix",
+}
+
+MIB = 1 << 20
+
+# Member setups.  Sizes in MiB.  "region" is the part of every member the
+# random and sequential jobs touch (prefilled where reads of never-written
+# blocks would be cheaper than reads of data: memory-backed null_blk, NVMe
+# images).
+SETUPS = {
+    "a": {
+        "title": "null_blk, memory-backed (CPU-bound: per-IO overhead)",
+        "members": 4,
+        "nvme": 0,
+        "nullb": {"memory_backed": 1, "size": 320, "blocksize": 512,
+                  "max_sectors": 1024, "irqmode": 1,
+                  "hw_queue_depth": 64},
+        "region": {"full": 256, "quick": 64},
+        "prefill": True,
+    },
+    "b": {
+        "title": "null_blk with device emulation (bandwidth, completion "
+                 "latency, write cache): the members are the limit",
+        "members": 4,
+        "nvme": 0,
+        # bandwidth + latency members (W1-W4, W6-W8)
+        "nullb": {"memory_backed": 0, "size": 4096, "blocksize": 512,
+                  "max_sectors": 1024, "irqmode": 2,
+                  "completion_nsec": 100000, "mbps": 26,
+                  "hw_queue_depth": 64},
+        # the same plus a volatile write cache (W5): cache_size needs
+        # memory_backed=1 in null_blk
+        "nullb_cache": {"memory_backed": 1, "size": 256, "blocksize": 512,
+                        "max_sectors": 1024, "irqmode": 2,
+                        "completion_nsec": 100000, "mbps": 26,
+                        "cache_size": 16, "hw_queue_depth": 64},
+        "region": {"full": 1024, "quick": 1024},
+        "prefill": False,
+    },
+    "c": {
+        "title": "emulated NVMe (QEMU nvme device, the kernel nvme driver)",
+        "members": 4,
+        "nvme": 4,
+        "nvme_size": "2G",
+        "region": {"full": 256, "quick": 64},
+        "prefill": True,
+    },
+}
+
+# Which workloads run where.  W3, W4 and W5 are defined on setup b by the
+# issue; W6 needs GiBs written to the members, which memory-backed null_blk
+# (setup a) would have to hold in guest RAM.
+SETUP_WORKLOADS = {
+    "full": {"a": ["W1", "W2", "W7", "W8"],
+             "b": WORKLOADS,
+             "c": ["W1", "W2", "W6", "W7", "W8"]},
+    "quick": {"a": ["W1", "W2", "W7"],
+              "b": WORKLOADS,
+              "c": ["W1", "W2", "W7"]},
+}
+
+MAIN_CHUNK = 64  # KiB: W1, W2, W3, W5, W6
+
+# Jobs whose IOs cross chunk boundaries (1 MiB sequential, 8K random at a
+# 4K chunk) use libaio: through io_uring, dm-stripe on 6.12 failed 1 MiB
+# O_DIRECT IOs with EAGAIN (a NOWAIT attempt that is split completes with
+# BLK_STS_AGAIN), and once an 8K random mix on dm-stripe with a 4K chunk
+# never completed (fio could not exit).  W1 and W2 never cross a chunk
+# (4K and 16K aligned IOs, 64K chunk) and use io_uring.
+SEQ_ENGINE = "libaio"
+
+
+def params(quick):
+    """Run parameters.  Times in seconds, sizes in KiB or MiB as named."""
+    if quick:
+        return {
+            "mode": "quick", "reps": 1,
+            "rt_cpu": 0.5, "rt_bw": 0.4, "rt_w5": 0.4, "ramp": 0.1,
+            "chunks": {"a": [64], "b": [4, 64, 512], "c": [64]},
+            "w3_counts": [4, 16], "w5_counts": [1, 16],
+            "w4_sizes": [4, 128], "w4_chunks": [64], "w4_rt": 0.25,
+            "w7_ios": 4, "w5_region_mib": 16,
+            "w6_mib": {"b": 128}, "w6_before": 0.5,
+            "w6_after": 0.5,
+        }
+    return {
+        "mode": "full", "reps": 3,
+        "rt_cpu": 1.5, "rt_bw": 0.8, "rt_w5": 0.8, "ramp": 0.1,
+        "chunks": {"a": [4, 64, 512], "b": [4, 64, 512], "c": [4, 64, 512]},
+        "w3_counts": [1, 2, 4, 8, 16], "w5_counts": [1, 2, 4, 8, 16],
+        "w4_sizes": [4, 64, 128, 256, 512], "w4_chunks": [4, 64, 512],
+        "w4_rt": 0.3,
+        "w7_ios": 16, "w5_region_mib": 64,
+        "w6_mib": {"b": 1024, "c": 512}, "w6_before": 3.0, "w6_after": 3.0,
+    }
+
+
+# ---------------------------------------------------------------- jobs
+
+class Job:
+    """One fio reporting group: sections run in parallel (JBOD: one per
+    member), the first one carries stonewall/new_group and the stat
+    snapshots."""
+
+    def __init__(self, name, meta, opts, sections, timed, stat=None,
+                 est=None):
+        self.name = name
+        self.meta = meta          # workload, variant, system, members, chunk
+        self.opts = opts          # fio options common to the sections
+        self.sections = sections  # list of per-section option dicts
+        self.timed = timed        # seconds of IO (runtime + ramp) or 0
+        self.stat = stat          # files to snapshot before/after, or None
+        self.est = est if est is not None else timed + COST["job"]
+
+    def fio_lines(self):
+        out = []
+        for k, sec in enumerate(self.sections):
+            out.append("[%s]" % (self.name if k == 0 else
+                                 "%s.%d" % (self.name, k)))
+            if k == 0:
+                out += ["stonewall", "new_group"]
+                if self.stat:
+                    cmd = "grep -H . " + " ".join(self.stat)
+                    out += ["exec_prerun=" + cmd, "exec_postrun=" + cmd]
+            opts = dict(self.opts)
+            opts.update(sec)
+            for key, val in opts.items():
+                out.append("%s=%s" % (key, val) if val is not None else key)
+        return out
+
+
+# Cost model for progress estimates (seconds, TCG on a loaded 2-core host);
+# the runner rescales by what it measures as it goes.
+COST = {"job": 0.45, "invocation": 2.4, "create": {"mqstripe": 0.5,
+        "md": 1.0, "dm": 1.2, "jbod": 0.0, "single": 0.0, "raw": 0.0},
+        "boot": 25.0, "prefill_bw": 150e6}
+
+
+def ms(sec):
+    return "%dms" % int(round(sec * 1000))
+
+
+def timed_opts(rt, ramp):
+    o = {"time_based": None, "runtime": ms(rt)}
+    if ramp > 0:
+        o["ramp_time"] = ms(ramp)
+    return o
+
+
+def block_jobs(setup, system, chunk, devs, members, p, wl, vcpus,
+               region_mib, prefix="j"):
+    """Jobs of one block of the 4-member chunk loop (or the single/JBOD
+    blocks, chunk None).  devs: the array device (one) or, for JBOD, the
+    members; members: the member devices under the target."""
+    jobs = []
+    n = len(members)
+    one = devs[0]
+    meta0 = {"setup": setup, "system": system, "members": n,
+             "chunk_kib": chunk}
+    nreg = region_mib * (n if system not in ("jbod", "single") else 1)
+    is_array = system in ARRAYS
+    main = chunk in (None, MAIN_CHUNK)
+    idx = [0]
+
+    def add(wlname, variant, opts, sections, timed, stat=None, est=None):
+        m = dict(meta0)
+        m.update({"workload": wlname, "variant": variant})
+        jobs.append(Job("%s%02d" % (prefix, idx[0]), m, opts, sections,
+                        timed, stat, est))
+        idx[0] += 1
+
+    base = {"direct": 1, "size": "%dM" % nreg}
+    # W7: deterministic request shape (not for JBOD)
+    if "W7" in wl and system != "jbod":
+        stat = ["/sys/block/%s/stat" % os.path.basename(m) for m in members]
+        if is_array:
+            stat.append("/sys/block/%s/stat" % os.path.basename(one))
+        add("W7", "1M-read", dict(base, rw="read", bs="1M", ioengine="psync",
+                                  number_ios=p["w7_ios"]),
+            [{"filename": one}], 0, stat=stat,
+            est=COST["job"] + 0.2)
+        if is_array:
+            jobs[-1].meta["array_stat"] = [stat[-1]]
+    # W4: dd-like QD1 reads (single and arrays; JBOD has no meaning here)
+    if "W4" in wl and system != "jbod" and (chunk in p["w4_chunks"] or
+                                             system == "single"):
+        for direct in (0, 1):
+            for bs in p["w4_sizes"]:
+                add("W4", "%s-%dK" % ("direct" if direct else "buffered", bs),
+                    dict({"direct": direct, "rw": "read", "bs": "%dK" % bs,
+                          "ioengine": "psync", "size": "%dM" % nreg},
+                         **timed_opts(p["w4_rt"], p["ramp"])),
+                    [{"filename": one}], p["w4_rt"] + p["ramp"])
+    t_cpu = p["rt_cpu"] + p["ramp"]
+    t_bw = p["rt_bw"] + p["ramp"]
+    if main and "W1" in wl:
+        tot = 32 * vcpus
+        o = dict(base, rw="randread", bs="4K", ioengine="io_uring",
+                 **timed_opts(p["rt_cpu"], p["ramp"]))
+        if system == "jbod":
+            secs = [{"filename": d, "iodepth": max(1, tot // n)}
+                    for d in devs]
+        else:
+            secs = [{"filename": one, "iodepth": 32} for _ in range(vcpus)]
+        add("W1", "4K-randread", o, secs, t_cpu, stat=["/proc/stat"])
+    if main and "W2" in wl:
+        tot = 64 * 4
+        o = dict(base, rw="randrw", rwmixread=75, bs="16K",
+                 ioengine="io_uring", **timed_opts(p["rt_cpu"], p["ramp"]))
+        if system == "jbod":
+            secs = [{"filename": d, "iodepth": max(1, tot // n)}
+                    for d in devs]
+        else:
+            secs = [{"filename": one, "iodepth": 64} for _ in range(4)]
+        add("W2", "16K-randrw-75/25", o, secs, t_cpu)
+    if ("W3" in wl and main) or "W8" in wl:
+        for rw in ("read", "write"):
+            o = dict(base, rw=rw, bs="1M", ioengine=SEQ_ENGINE,
+                     **timed_opts(p["rt_bw"], p["ramp"]))
+            if system == "jbod":
+                secs = [{"filename": d, "iodepth": 4} for d in devs]
+            else:
+                secs = [{"filename": one,
+                         "iodepth": 4 * (1 if system == "single" else n)}]
+            add("W3", "seq-" + rw, o, secs, t_bw)
+    if "W8" in wl:
+        tot = 16 * vcpus
+        o = dict(base, rw="randrw", rwmixread=50, bs="8K",
+                 ioengine=SEQ_ENGINE, **timed_opts(p["rt_bw"], p["ramp"]))
+        if system == "jbod":
+            secs = [{"filename": d, "iodepth": max(1, tot // n)}
+                    for d in devs]
+        else:
+            secs = [{"filename": one, "iodepth": 16} for _ in range(vcpus)]
+        add("W8", "8K-randrw-50/50", o, secs, t_bw)
+    return jobs
+
+
+def w3_jobs(setup, system, n, devs, p, region_mib, prefix="s"):
+    """W3 scaling point at n members (chunk 64 KiB for arrays)."""
+    jobs = []
+    for k, rw in enumerate(("read", "write")):
+        o = {"direct": 1, "rw": rw, "bs": "1M", "ioengine": SEQ_ENGINE,
+             "size": "%dM" % (region_mib * (1 if system == "jbod" else n))}
+        o.update(timed_opts(p["rt_bw"], p["ramp"]))
+        if system == "jbod":
+            secs = [{"filename": d, "iodepth": 4} for d in devs]
+        else:
+            secs = [{"filename": devs[0], "iodepth": 4 * n}]
+        meta = {"setup": setup, "system": system, "members": n,
+                "chunk_kib": None if system in ("jbod", "single") else
+                MAIN_CHUNK, "workload": "W3", "variant": "seq-" + rw}
+        jobs.append(Job("%s%02d" % (prefix, k), meta, o, secs,
+                        p["rt_bw"] + p["ramp"]))
+    return jobs
+
+
+def w5_jobs(setup, system, n, devs, members, p, prefix="f"):
+    """W5 at n members: 4K random O_DIRECT writes, fsync after each."""
+    reg = p["w5_region_mib"]
+    o = {"direct": 1, "rw": "randwrite", "bs": "4K", "ioengine": "psync",
+         "fsync": 1}
+    o.update(timed_opts(p["rt_w5"], p["ramp"]))
+    if system == "jbod":
+        secs = [{"filename": d, "size": "%dM" % reg} for d in devs]
+        stat = None
+    else:
+        secs = [{"filename": devs[0], "size": "%dM" % (reg * n)}]
+        stat = ["/sys/block/%s/stat" % os.path.basename(m) for m in members]
+    meta = {"setup": setup, "system": system, "members": n,
+            "chunk_kib": None if system in ("jbod", "single") else MAIN_CHUNK,
+            "workload": "W5", "variant": "4K-randwrite-fsync"}
+    return [Job(prefix + "00", meta, o, secs, p["rt_w5"] + p["ramp"],
+                stat=stat)]
+
+
+# ---------------------------------------------------------------- plan
+
+def rotate(lst, k):
+    k %= len(lst)
+    return lst[k:] + lst[:k]
+
+
+def plan(setup, quick, vcpus=2):
+    """The ordered steps of one setup: dicts with kind, rep, system, and
+    what to run.  Systems are rotated per repetition so that a burst of host
+    load does not always hit the same one."""
+    p = params(quick)
+    wl = SETUP_WORKLOADS[p["mode"]][setup]
+    s = SETUPS[setup]
+    n = s["members"]
+    steps = []
+    for rep in range(1, p["reps"] + 1):
+        order = rotate(ARRAYS, rep - 1)
+        # the single member and JBOD need no array: one fio invocation
+        steps.append({"kind": "block", "rep": rep, "system": "raw",
+                      "chunk": None, "members": n})
+        for chunk in p["chunks"][setup]:
+            for system in order:
+                steps.append({"kind": "block", "rep": rep, "system": system,
+                              "chunk": chunk, "members": n})
+        if "W3" in wl:
+            for m in p["w3_counts"]:
+                if m == n:
+                    continue  # measured in the chunk loop (64 KiB)
+                if m > 1:
+                    steps.append({"kind": "w3", "rep": rep,
+                                  "system": "jbod", "members": m})
+                for system in order:
+                    steps.append({"kind": "w3", "rep": rep,
+                                  "system": system, "members": m})
+        if "W5" in wl:
+            # the single member is the baseline; no JBOD: one thread doing
+            # write+fsync has no "members in parallel" counterpart
+            for m in p["w5_counts"]:
+                for system in order + (["single"] if m == 1 else []):
+                    steps.append({"kind": "w5", "rep": rep,
+                                  "system": system, "members": m})
+        if "W6" in wl:
+            for system in [x for x in order if x != "dm"]:
+                steps.append({"kind": "w6", "rep": rep, "system": system,
+                              "members": n})
+    return steps
+
+
+def step_jobs(step, setup, quick, devs, members, vcpus=2):
+    """devs: the target (array device, or the members for JBOD);
+    members: the member devices under it."""
+    p = params(quick)
+    wl = SETUP_WORKLOADS[p["mode"]][setup]
+    reg = SETUPS[setup]["region"][p["mode"]]
+    if step["kind"] == "block" and step["system"] == "raw":
+        return (block_jobs(setup, "single", None, members[:1], members[:1],
+                           p, wl, vcpus, reg, prefix="s") +
+                block_jobs(setup, "jbod", None, members, members, p, wl,
+                           vcpus, reg, prefix="j"))
+    if step["kind"] == "block":
+        return block_jobs(setup, step["system"], step["chunk"], devs,
+                          members, p, wl, vcpus, reg)
+    if step["kind"] == "w3":
+        return w3_jobs(setup, step["system"], step["members"], devs, p, reg)
+    if step["kind"] == "w5":
+        return w5_jobs(setup, step["system"], step["members"], devs,
+                       members, p)
+    return []
+
+
+def step_estimate(step, setup, quick, vcpus=2):
+    p = params(quick)
+    if step["kind"] == "w6":
+        mib = p["w6_mib"].get(setup, 256)
+        bw = {"b": 80e6, "c": 60e6}.get(setup, 60e6)
+        return (COST["create"][step["system"]] + 6.0 + p["w6_before"] +
+                p["w6_after"] + mib * MIB / bw)
+    mem = ["/dev/x%d" % i for i in range(step["members"])]
+    devs = mem if step["system"] in ("jbod", "raw") else ["/dev/arr"]
+    jobs = step_jobs(step, setup, quick, devs, mem, vcpus)
+    return (COST["invocation"] + COST["create"][step["system"]] +
+            sum(j.est for j in jobs))
+
+
+def setup_estimate(setup, quick, vcpus=2):
+    """Seconds for one boot: boot, member setup, prefill, the steps."""
+    p = params(quick)
+    s = SETUPS[setup]
+    t = COST["boot"]
+    if s.get("prefill"):
+        t += s["members"] * (s["region"][p["mode"]] + 4) * MIB / \
+            COST["prefill_bw"] + 3
+    return t + sum(step_estimate(st, setup, quick, vcpus)
+                   for st in plan(setup, quick, vcpus))
+
+
+# ---------------------------------------------------------------- parsing
+
+def load_fio_json(path):
+    """fio's JSON output, skipping the lines fio writes before it
+    ("Saving output of prerun ...")."""
+    with open(path, errors="replace") as f:
+        txt = f.read()
+    i = txt.find("\n{")
+    if not txt.startswith("{"):
+        if i < 0:
+            raise ValueError("%s: no JSON object" % path)
+        txt = txt[i + 1:]
+    return json.loads(txt)
+
+
+def parse_grep_stat(text):
+    """Output of 'grep -H . FILES': {'/sys/block/X/stat': [ints],
+    '/proc/stat': {'cpu': [ints], ...}}."""
+    out = {}
+    for line in (text or "").splitlines():
+        path, _, rest = line.partition(":")
+        if path == "/proc/stat":
+            f = rest.split()
+            if f and f[0].startswith("cpu"):
+                out.setdefault("/proc/stat", {})[f[0]] = [int(x) for x in
+                                                          f[1:]]
+        elif path:
+            out[path] = [int(x) for x in rest.split()]
+    return out
+
+
+def stat_delta(pre, post, path):
+    a, b = pre.get(path), post.get(path)
+    if a is None or b is None:
+        return None
+    return [y - x for x, y in zip(a, b)]
+
+
+def cpu_busy_jiffies(pre, post):
+    a = pre.get("/proc/stat", {}).get("cpu")
+    b = post.get("/proc/stat", {}).get("cpu")
+    if not a or not b:
+        return None, None
+    d = [y - x for x, y in zip(a, b)]
+    # user nice system idle iowait irq softirq steal
+    busy = d[0] + d[1] + d[2] + d[5] + d[6]
+    total = busy + d[3] + d[4]
+    return busy, total
+
+
+def pct(data, q):
+    """Nearest-rank percentile of a sorted list."""
+    if not data:
+        return None
+    k = max(0, min(len(data) - 1, int(math.ceil(q / 100.0 * len(data))) - 1))
+    return data[k]
+
+
+def median(vals):
+    v = sorted(x for x in vals if x is not None)
+    if not v:
+        return None
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2.0
+
+
+def job_metrics(job_meta, fj, pre, post, user_hz=100):
+    """Figures of one fio group (fj: the entry of fio's 'jobs' list)."""
+    wlname = job_meta["workload"]
+    r, w = fj["read"], fj["write"]
+    rt_ms = fj.get("job_runtime", 0)
+    ios = r["total_ios"] + w["total_ios"]
+    m = {"fio_error": fj.get("error", 0)}
+    bw = (r["bw_bytes"] + w["bw_bytes"]) / 1e6
+    iops = r["iops"] + w["iops"]
+    cpu_s = (fj.get("usr_cpu", 0) + fj.get("sys_cpu", 0)) / 100.0 * \
+        rt_ms / 1000.0
+    if wlname == "W1":
+        m["iops"] = iops
+        m["cpu_us_per_io"] = cpu_s / ios * 1e6 if ios else None
+        busy, _ = cpu_busy_jiffies(pre, post)
+        if busy is not None and ios:
+            m["sys_cpu_us_per_io"] = busy / float(user_hz) / ios * 1e6
+        m["p99_us"] = clat_pct(r, "99.000000")
+    elif wlname == "W2":
+        m["iops"] = iops
+        m["read_iops"] = r["iops"]
+        m["write_iops"] = w["iops"]
+        m["MBps"] = bw
+        m["read_p99_us"] = clat_pct(r, "99.000000")
+    elif wlname == "W3":
+        m["MBps"] = bw
+    elif wlname == "W8":
+        m["iops"] = iops
+        m["MBps"] = bw
+    elif wlname == "W4":
+        m["MBps"] = bw
+        lat = r.get("clat_ns", {}).get("mean") or r.get("lat_ns", {}).get(
+            "mean")
+        m["lat_us"] = lat / 1000.0 if lat else None
+    elif wlname == "W5":
+        m["iops"] = w["iops"]
+        syncs = fj.get("sync", {}).get("total_ios", 0) or w["total_ios"]
+        m["fsyncs"] = syncs
+        fl = wr = 0
+        have = False
+        for path in pre:
+            if not path.startswith("/sys/block/"):
+                continue
+            d = stat_delta(pre, post, path)
+            if d and len(d) >= 16:
+                fl += d[15]  # field 16: flush requests completed
+                wr += d[4]
+                have = True
+        if have and syncs:
+            m["member_flushes_per_fsync"] = fl / float(syncs)
+            m["member_writes_per_write"] = wr / float(w["total_ios"] or 1)
+    elif wlname == "W7":
+        mib = r["io_bytes"] / float(MIB)
+        reqs = merges = sectors = 0
+        arr = None
+        for path in pre:
+            if not path.startswith("/sys/block/"):
+                continue
+            d = stat_delta(pre, post, path)
+            if d is None:
+                continue
+            if path in job_meta.get("array_stat", []):
+                arr = d
+                continue
+            reqs += d[0]
+            merges += d[1]
+            sectors += d[2]
+        if mib:
+            m["member_requests_per_MiB"] = reqs / mib
+            m["member_merges_per_MiB"] = merges / mib
+            m["avg_member_request_KiB"] = (sectors * 512.0 / reqs / 1024
+                                           if reqs else None)
+            if arr is not None:
+                m["array_requests_per_MiB"] = arr[0] / mib
+        m["MiB_read"] = mib
+    return m
+
+
+def clat_pct(side, key):
+    pc = side.get("clat_ns", {}).get("percentile") or {}
+    v = pc.get(key)
+    return v / 1000.0 if v else None
+
+
+if __name__ == "__main__":
+    import sys
+    # bench.sh: "benchlib.py estimate QUICK SETUP..." prints seconds per
+    # setup, one per line
+    if len(sys.argv) >= 3 and sys.argv[1] == "estimate":
+        q = sys.argv[2] not in ("", "0")
+        vc = int(os.environ.get("BENCH_CPUS", "2"))
+        for s in sys.argv[3:]:
+            if s in SETUPS:
+                print(s, int(setup_estimate(s, q, vc)))
+    else:
+        print("usage: benchlib.py estimate QUICK SETUP...", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,759 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""In-guest benchmark runner: one member setup per boot.
+
+    guest.py --setup a|b|c --out DIR [--quick]
+
+Run by tools/bench/bench.sh through tools/vm/run-vm.sh (DIR is shared with
+the host).  Creates the members, then for every step of the plan
+(benchlib.plan) creates the array (mqstripe, md raid0, dm-stripe) or uses
+the members directly (JBOD, single member), runs one fio invocation, keeps
+fio's JSON output and the /sys/block/*/stat snapshots taken by fio's
+exec_prerun/exec_postrun, and tears the array down.  Writes:
+
+  DIR/raw/<setup>/manifest.jsonl  one line per step: what ran, where, how long
+  DIR/raw/<setup>/r<rep>/*.json   fio output
+  DIR/raw/<setup>/r<rep>/*.log.gz W6 reader latency logs
+  DIR/raw/<setup>/setup.json      environment, members, queue limits, errors
+  DIR/raw/<setup>/progress.log    the progress lines
+
+Errors in one step are recorded and the run goes on; the report shows what
+is missing.
+"""
+
+import argparse
+import glob
+import gzip
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, HERE)
+import benchlib as B  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(HERE))
+STRIPECTL = os.environ.get("STRIPECTL",
+                           os.path.join(REPO, "tools/stripectl/stripectl"))
+# bench.sh copies stripectl and the modules into OUT/bin at the start, so
+# that every boot of one run uses the same binaries even while someone
+# rebuilds the tree
+WORK = "/tmp/bench-work"
+DM_NAME = "benchdm"
+MD_DEV = "/dev/md0"
+
+
+class Stuck(Exception):
+    """A process that does not exit even when killed (IO that never
+    completes): the members cannot be used any more in this boot."""
+
+
+def run_bounded(cmd, timeout, cwd=None, shell=False):
+    """subprocess.run with a timeout that cannot hang: kill, wait 30 s,
+    then give up on the process (Stuck).  Returns (rc, out, err, timed_out).
+    """
+    p = subprocess.Popen(cmd, shell=shell, cwd=cwd, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err, False
+    except subprocess.TimeoutExpired:
+        pass
+    diag = diagnostics()
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        out, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        raise Stuck("%s: no exit %d s after SIGKILL: IO does not complete; "
+                    "%s" % (cmd if isinstance(cmd, str) else " ".join(cmd),
+                            timeout + 30, diag))
+    return p.returncode, out, (err or "") + "\n" + diag, True
+
+
+def diagnostics():
+    """What is in flight where, and the blocked tasks (sysrq w)."""
+    infl = []
+    for d in sorted(glob.glob("/sys/block/*/inflight")):
+        v = readf(d, "")
+        if v and v.split() != ["0", "0"]:
+            infl.append("%s %s" % (d.split("/")[3], v.replace("  ", " ")))
+    try:
+        with open("/proc/sysrq-trigger", "w") as f:
+            f.write("w")
+    except OSError:
+        pass
+    r = subprocess.run("dmesg | tail -n 40", shell=True,
+                       capture_output=True, text=True)
+    return "in flight: %s [kernel log: %s]" % (
+        ", ".join(infl) or "none", " | ".join(r.stdout.splitlines()))
+
+
+def sh(cmd, check=True, timeout=120):
+    rc, out, err, tmo = run_bounded(cmd, timeout,
+                                    shell=isinstance(cmd, str))
+    if check and (rc != 0 or tmo):
+        raise RuntimeError("%s: %s: %s" % (
+            cmd if isinstance(cmd, str) else " ".join(cmd),
+            "timed out" if tmo else "exit %d" % rc,
+            (err or out).strip()[-400:]))
+    return out.strip()
+
+
+def readf(path, default=None):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return default
+
+
+def fmt_t(sec):
+    sec = int(max(0, sec))
+    return "%d:%02d" % (sec // 60, sec % 60)
+
+
+QUEUE_ATTRS = ["max_sectors_kb", "max_hw_sectors_kb", "read_ahead_kb",
+               "minimum_io_size", "optimal_io_size", "chunk_sectors",
+               "max_segments", "scheduler", "nr_requests", "rotational",
+               "write_cache", "fua", "logical_block_size",
+               "physical_block_size", "wbt_lat_usec"]
+
+
+def queue_limits(name):
+    q = "/sys/block/%s/queue/" % name
+    lim = {a: readf(q + a) for a in QUEUE_ATTRS}
+    mq = "/sys/block/%s/mq" % name
+    lim["hw_queues"] = len(os.listdir(mq)) if os.path.isdir(mq) else 0
+    return lim
+
+
+class ClockError(Exception):
+    pass
+
+
+EXIT_CLOCK = 75  # bench.sh boots the guest again
+
+
+class Runner:
+    def __init__(self, setup, quick, out):
+        self.setup = setup
+        self.quick = quick
+        self.p = B.params(quick)
+        self.mode = self.p["mode"]
+        self.s = B.SETUPS[setup]
+        self.out = out
+        self.raw = os.path.join(out, "raw", setup)
+        os.makedirs(self.raw, exist_ok=True)
+        os.makedirs(WORK, exist_ok=True)
+        self.manifest = open(os.path.join(self.raw, "manifest.jsonl"), "a")
+        self.plog = open(os.path.join(self.raw, "progress.log"), "a")
+        self.t0 = float(os.environ.get("BENCH_T0") or time.time())
+        self.later = float(os.environ.get("BENCH_LATER") or 0)
+        self.vcpus = os.cpu_count() or 1
+        self.est_done = 0.0
+        self.act_done = 0.0
+        self.info = {"setup": setup, "title": self.s["title"],
+                     "mode": self.mode, "params": self.p,
+                     "workloads": B.SETUP_WORKLOADS[self.mode][setup],
+                     "limits": {}, "errors": [], "warnings": [],
+                     "member_params": {},
+                     "started": time.time()}
+        self.nseq = 0
+
+    # ------------------------------------------------------------ output
+    def say(self, msg):
+        line = "bench: " + msg
+        print(line, flush=True)
+        self.plog.write(line + "\n")
+        self.plog.flush()
+
+    def progress(self, desc, left_here):
+        el = time.time() - self.t0
+        f = 1.0
+        if self.est_done > 20:
+            f = max(0.5, min(4.0, self.act_done / self.est_done))
+        left = f * (left_here + self.later)
+        self.say("[%s elapsed, ~%s left] setup %s: %s" % (
+            fmt_t(el), fmt_t(left), self.setup, desc))
+
+    # ------------------------------------------------------------ env
+    def environment(self):
+        env = {"kernel": os.uname().release, "vcpus": self.vcpus,
+               "mem_total_kib": None, "cmdline": readf("/proc/cmdline")}
+        for line in (readf("/proc/meminfo") or "").splitlines():
+            if line.startswith("MemTotal:"):
+                env["mem_total_kib"] = int(line.split()[1])
+        cs = readf("/sys/devices/system/clocksource/clocksource0/"
+                   "available_clocksource") or ""
+        env["accelerator"] = "KVM" if "kvm-clock" in cs else "TCG"
+        env["accelerator_requested"] = os.environ.get("BENCH_ACCEL", "")
+        env["fio_version"] = sh("fio --version", check=False)
+        env["mdadm_version"] = sh("mdadm --version 2>&1", check=False)
+        env["dmsetup_version"] = sh("dmsetup --version 2>&1 | head -n 1",
+                                    check=False)
+        env["python"] = sys.version.split()[0]
+        for k in ("dirty_ratio", "dirty_background_ratio", "dirty_bytes",
+                  "dirty_background_bytes", "dirty_expire_centisecs"):
+            env["vm." + k] = readf("/proc/sys/vm/" + k)
+        env["user_hz"] = os.sysconf("SC_CLK_TCK")
+        return env
+
+    # ------------------------------------------------------------ members
+    def nullb(self, name, params):
+        d = "/sys/kernel/config/nullb/" + name
+        os.mkdir(d)
+        unsupported = []
+        for k, v in params.items():
+            try:
+                with open(os.path.join(d, k), "w") as f:
+                    f.write(str(v))
+            except OSError:
+                unsupported.append(k)
+        with open(os.path.join(d, "power"), "w") as f:
+            f.write("1")
+        idx = readf(os.path.join(d, "index"))
+        dev = name if os.path.exists("/sys/block/" + name) else \
+            "nullb" + str(idx)
+        for _ in range(100):
+            if os.path.exists("/dev/" + dev):
+                break
+            time.sleep(0.05)
+        if unsupported:
+            self.info["errors"].append("null_blk %s: attributes not "
+                                       "supported by this kernel: %s" %
+                                       (name, ",".join(unsupported)))
+        return "/dev/" + dev
+
+    def make_members(self):
+        s = self.s
+        if s["nvme"]:
+            devs = sorted(glob.glob("/dev/nvme*n1"),
+                          key=lambda x: int(x[len("/dev/nvme"):-2]))
+            if len(devs) < s["nvme"]:
+                raise RuntimeError("expected %d NVMe namespaces, have %s" %
+                                   (s["nvme"], devs))
+            self.members = devs[:s["nvme"]]
+            self.cache_members = []
+            self.info["member_params"]["nvme"] = {
+                "count": s["nvme"], "size": s["nvme_size"]}
+        else:
+            sh("modprobe null_blk nr_devices=0")
+            self.info["nullb_features"] = readf(
+                "/sys/kernel/config/nullb/features")
+            prm = dict(s["nullb"], submit_queues=self.vcpus)
+            count = s["members"]
+            if "W3" in self.info["workloads"] or "W6" in self.info[
+                    "workloads"]:
+                count = max(count, max(self.p["w3_counts"]))
+            self.members = [self.nullb("nullb%d" % i, prm)
+                            for i in range(count)]
+            self.info["member_params"]["nullb"] = prm
+            self.cache_members = []
+            if "W5" in self.info["workloads"] and "nullb_cache" in s:
+                prc = dict(s["nullb_cache"], submit_queues=self.vcpus)
+                self.cache_members = [
+                    self.nullb("nullb%d" % (100 + i), prc)
+                    for i in range(max(self.p["w5_counts"]))]
+                self.info["member_params"]["nullb_cache"] = prc
+        self.info["members"] = self.members
+        self.info["cache_members"] = self.cache_members
+        self.info["member_limits"] = queue_limits(
+            os.path.basename(self.members[0]))
+        if self.cache_members:
+            self.info["cache_member_limits"] = queue_limits(
+                os.path.basename(self.cache_members[0]))
+        self.info["member_bytes"] = int(sh(["blockdev", "--getsize64",
+                                            self.members[0]]))
+
+    def prefill(self):
+        """Write the region every job touches on the first members, so that
+        reads copy data (memory-backed null_blk, NVMe images) the same way
+        for every system and repetition."""
+        if not self.s.get("prefill"):
+            return
+        reg = self.s["region"][self.mode] + 4
+        mem = self.members[:self.s["members"]]
+        self.progress("prefill %d MiB of %d members" % (reg, len(mem)),
+                      self.left_est(0))
+        t = time.time()
+        args = ["fio", "--output-format=terse", "--thread"]
+        for i, m in enumerate(mem):
+            args += ["--name=fill%d" % i, "--filename=" + m, "--rw=write",
+                     "--bs=1M", "--direct=1", "--ioengine=libaio",
+                     "--iodepth=8", "--size=%dM" % reg]
+        sh(args, timeout=900)
+        self.info["prefill_seconds"] = time.time() - t
+
+    # ------------------------------------------------------------ arrays
+    def create(self, system, members, chunk):
+        t = time.time()
+        n = len(members)
+        if system == "mqstripe":
+            # --force: wipe the superblock a previous array left on
+            # memory-backed members (stripectl versions that write one)
+            dev = sh([STRIPECTL, "create", "--chunk", "%dK" % chunk] +
+                     self.force + members)
+        elif system == "md":
+            cmd = (["mdadm", "--build", MD_DEV, "--level=0",
+                    "--chunk=%d" % chunk, "--raid-devices=%d" % n] +
+                   (["--force"] if n == 1 else []) + members)
+            for attempt in range(3):
+                try:
+                    sh(cmd)
+                    break
+                except RuntimeError as e:
+                    # seen once: RUN_ARRAY EINVAL; retry after a stop
+                    klog = sh("dmesg | tail -n 5", check=False)
+                    self.info["warnings"].append(
+                        "md --build attempt %d failed (retried): %s "
+                        "[kernel log: %s]" % (attempt + 1, e, " | ".join(
+                            klog.splitlines())))
+                    run_bounded(["mdadm", "--stop", MD_DEV], 60)
+                    time.sleep(1)
+                    if attempt == 2:
+                        raise
+            dev = MD_DEV
+        elif system == "dm":
+            cs = chunk * 2
+            secs = min(int(readf("/sys/class/block/%s/size" %
+                                 os.path.basename(m))) for m in members)
+            per = secs // cs * cs
+            table = "0 %d striped %d %d %s" % (
+                per * n, n, cs, " ".join("%s 0" % m for m in members))
+            sh(["dmsetup", "create", "--noudevsync", DM_NAME, "--table",
+                table])
+            dev = "/dev/" + sh(["dmsetup", "info", "-c", "--noheadings",
+                                "-o", "blkdevname", DM_NAME])
+        else:
+            raise ValueError(system)
+        for _ in range(100):
+            if os.path.exists(dev):
+                break
+            time.sleep(0.05)
+        key = "%s/%d/%s" % (system, n, chunk)
+        if key not in self.info["limits"]:
+            self.info["limits"][key] = queue_limits(os.path.basename(dev))
+        return dev, time.time() - t
+
+    def destroy(self, system, dev):
+        cmd = {"mqstripe": [STRIPECTL, "stop", dev or ""],
+               "md": ["mdadm", "--stop", MD_DEV],
+               "dm": ["dmsetup", "remove", "--noudevsync", DM_NAME]}[system]
+        last = None
+        for _ in range(20):
+            rc, out, err, _ = run_bounded(cmd, 60)
+            if rc == 0:
+                return
+            last = (err or out).strip()
+            time.sleep(0.5)
+        raise RuntimeError("cannot stop %s %s: %s" % (system, dev, last))
+
+    def cleanup_all(self):
+        """After an error: stop whatever may be left (bounded waits)."""
+        cmds = [["dmsetup", "remove", "--noudevsync", DM_NAME],
+                ["mdadm", "--stop", MD_DEV]]
+        cmds += [[STRIPECTL, "stop", d]
+                 for d in glob.glob("/dev/mqstripe[0-9]*")]
+        for c in cmds:
+            try:
+                run_bounded(c, 30)
+            except Stuck:
+                pass
+
+    # ------------------------------------------------------------ steps
+    def step_members(self, st):
+        n = st["members"]
+        if st["kind"] == "w5":
+            return self.cache_members[:n]
+        return self.members[:n]
+
+    def describe(self, st, jobs):
+        sysl = "single member and JBOD" if st["system"] == "raw" else \
+            B.LABEL[st["system"]]
+        where = "%d member%s" % (st["members"], "s" if st["members"] > 1
+                                 else "")
+        if st["system"] in B.ARRAYS:
+            where += ", chunk %dK" % (st.get("chunk") or B.MAIN_CHUNK)
+        if st["kind"] == "w6":
+            wls = "W6"
+        else:
+            seen = []
+            for j in jobs:
+                if j.meta["workload"] not in seen:
+                    seen.append(j.meta["workload"])
+            wls = " ".join(seen)
+        return "rep %d/%d %s on %s (%s)" % (st["rep"], self.p["reps"], wls,
+                                            sysl, where)
+
+    def run_fio_block(self, st, jobs, dev, members, ctime):
+        self.nseq += 1
+        sid = "%03d-%s-%s" % (self.nseq, st["kind"], st["system"])
+        if st.get("chunk"):
+            sid += "-c%d" % st["chunk"]
+        sid += "-n%d" % st["members"]
+        rdir = os.path.join(self.raw, "r%d" % st["rep"])
+        os.makedirs(rdir, exist_ok=True)
+        for f in glob.glob(os.path.join(WORK, "*")):
+            os.unlink(f)
+        lines = ["[global]", "thread", "group_reporting"]
+        for j in jobs:
+            lines += j.fio_lines()
+        jf = os.path.join(WORK, "job.fio")
+        with open(jf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        outp = os.path.join(WORK, "out.json")
+        tmo = 120 + sum(j.timed for j in jobs) * 4 + 10 * len(jobs)
+        t = time.time()
+        rc, _, err, timed_out = run_bounded(
+            ["fio", "--output-format=json", "--output", outp, jf], tmo,
+            cwd=WORK)
+        r = subprocess.CompletedProcess([], rc, "", err or "")
+        if timed_out:
+            r.returncode = 124
+        dur = time.time() - t
+        rel = os.path.join("r%d" % st["rep"], sid + ".json")
+        if os.path.exists(outp):
+            shutil.copy(outp, os.path.join(self.raw, rel))
+        shutil.copy(jf, os.path.join(self.raw, rel[:-5] + ".fio"))
+        rec = {"id": sid, "kind": st["kind"], "rep": st["rep"],
+               "system": st["system"], "chunk_kib": st.get("chunk"),
+               "members": [os.path.basename(m) for m in members],
+               "device": dev, "fio_rc": r.returncode, "seconds": dur,
+               "create_seconds": ctime, "fio_json": rel,
+               "fio_stderr": r.stderr.strip()[-2000:], "jobs": []}
+        for j in jobs:
+            jr = {"name": j.name, "meta": j.meta}
+            if j.stat:
+                jr["pre"] = readf(os.path.join(WORK, j.name +
+                                               ".prerun.txt"), "")
+                jr["post"] = readf(os.path.join(WORK, j.name +
+                                                ".postrun.txt"), "")
+            rec["jobs"].append(jr)
+        self.manifest.write(json.dumps(rec) + "\n")
+        self.manifest.flush()
+        if r.returncode != 0:
+            raise RuntimeError("fio %s: %s" % (
+                "timed out after %d s" % tmo if r.returncode == 124 else
+                "exit %d" % r.returncode, r.stderr.strip()[-1500:]))
+        self.summary(rec)
+
+    def summary(self, rec):
+        """One short line of figures, for whoever watches the console."""
+        try:
+            data = B.load_fio_json(os.path.join(self.raw, rec["fio_json"]))
+        except (OSError, ValueError):
+            return
+        byname = {j["jobname"]: j for j in data.get("jobs", [])}
+        parts = []
+        for jr in rec["jobs"]:
+            fj = byname.get(jr["name"])
+            if not fj:
+                continue
+            m = B.job_metrics(jr["meta"], fj,
+                              B.parse_grep_stat(jr.get("pre")),
+                              B.parse_grep_stat(jr.get("post")))
+            wl, var = jr["meta"]["workload"], jr["meta"]["variant"]
+            if wl in ("W1", "W2", "W8") and m.get("iops") is not None:
+                parts.append("%s %.1fk IOPS" % (wl, m["iops"] / 1000))
+            elif wl == "W3":
+                parts.append("%s %s %.0f MB/s" % (wl, var[4:], m["MBps"]))
+            elif wl == "W5":
+                parts.append("W5 %.0f fsync/s" % m["iops"])
+            elif wl == "W7" and m.get("member_requests_per_MiB") is not None:
+                parts.append("W7 %.1f req/MiB" %
+                             m["member_requests_per_MiB"])
+        if parts:
+            print("bench:     " + ", ".join(parts), flush=True)
+
+    def run_w6(self, st, dev, members, ctime):
+        p = self.p
+        n = st["members"]
+        reg = self.s["region"][self.mode]
+        mib = p["w6_mib"].get(self.setup, 256)
+        self.nseq += 1
+        sid = "%03d-w6-%s-n%d" % (self.nseq, st["system"], n)
+        rdir = os.path.join(self.raw, "r%d" % st["rep"])
+        os.makedirs(rdir, exist_ok=True)
+        for f in glob.glob(os.path.join(WORK, "*")):
+            os.unlink(f)
+        jf = os.path.join(WORK, "w6.fio")
+        with open(jf, "w") as f:
+            f.write("\n".join([
+                "[global]", "thread",
+                "[reader]", "filename=" + dev, "rw=randread", "bs=4K",
+                "direct=1", "ioengine=psync", "size=%dM" % (reg * n),
+                "time_based", "runtime=3600s",
+                "write_lat_log=" + os.path.join(WORK, "w6"),
+                "log_unix_epoch=1", "log_avg_msec=0"]) + "\n")
+        outp = os.path.join(WORK, "out.json")
+        t = time.time()
+        proc = subprocess.Popen(["fio", "--output-format=json", "--output",
+                                 outp, jf], cwd=WORK,
+                                stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        writer = {}
+        try:
+            time.sleep(2.0 + p["w6_before"])
+            buf = b"\xa5" * B.MIB
+            fd = os.open(dev, os.O_WRONLY)
+            try:
+                os.lseek(fd, reg * n * B.MIB, 0)
+                peak_dirty = 0
+                writer["start_ms"] = time.time() * 1000
+                for k in range(mib):
+                    os.write(fd, buf)
+                    if k % 32 == 0:
+                        peak_dirty = max(peak_dirty, meminfo_dirty())
+                writer["dirtied_ms"] = time.time() * 1000
+                os.fsync(fd)
+                writer["fsync_end_ms"] = time.time() * 1000
+                writer["peak_dirty_writeback_kib"] = peak_dirty
+            finally:
+                os.close(fd)
+            time.sleep(p["w6_after"])
+            writer["reader_stop_ms"] = time.time() * 1000
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                _, err = proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                diag = diagnostics()
+                proc.kill()
+                try:
+                    _, err = proc.communicate(timeout=30)
+                except subprocess.TimeoutExpired:
+                    raise Stuck("W6 reader does not exit: %s" % diag)
+        dur = time.time() - t
+        rel = os.path.join("r%d" % st["rep"], sid + ".json")
+        if os.path.exists(outp):
+            shutil.copy(outp, os.path.join(self.raw, rel))
+        logs = sorted(glob.glob(os.path.join(WORK, "w6_clat*.log")))
+        lrel = None
+        if logs:
+            lrel = rel[:-5] + ".clat.log.gz"
+            with open(logs[0], "rb") as src, gzip.open(
+                    os.path.join(self.raw, lrel), "wb", 6) as dst:
+                shutil.copyfileobj(src, dst)
+        rec = {"id": sid, "kind": "w6", "rep": st["rep"],
+               "system": st["system"], "chunk_kib": B.MAIN_CHUNK,
+               "members": [os.path.basename(m) for m in members],
+               "device": dev, "fio_rc": proc.returncode, "seconds": dur,
+               "create_seconds": ctime, "fio_json": rel, "clat_log": lrel,
+               "writer": dict(writer, mib=mib, offset_mib=reg * n),
+               "fio_stderr": (err or "").strip()[-2000:],
+               "jobs": [{"name": "reader", "meta": {
+                   "setup": self.setup, "system": st["system"],
+                   "members": n, "chunk_kib": B.MAIN_CHUNK,
+                   "workload": "W6", "variant": "4K-randread-QD1"}}]}
+        self.manifest.write(json.dumps(rec) + "\n")
+        self.manifest.flush()
+        if not lrel:
+            raise RuntimeError("W6: fio wrote no latency log (rc %s): %s" %
+                               (proc.returncode, (err or "")[-300:]))
+        storm = (writer["fsync_end_ms"] - writer["start_ms"]) / 1000
+        print("bench:     W6 storm %.1f s (%.0f MB/s), fsync %.1f s" % (
+            storm, mib * B.MIB / 1e6 / storm,
+            (writer["fsync_end_ms"] - writer["dirtied_ms"]) / 1000),
+            flush=True)
+
+    def left_est(self, i):
+        return sum(self.ests[i:])
+
+    def check_clock(self):
+        cs = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+        r = clock_check()
+        self.info["env"]["clocksource"] = readf(cs)
+        self.info["env"]["clock_rate_vs_rtc"] = r
+        if r is None:
+            self.say("warning: no RTC: the guest clock is not verified")
+            return
+        self.say("guest clock: %.3f s per RTC second (clocksource %s)" % (
+            r, readf(cs)))
+        if abs(r - 1) <= 0.05:
+            return
+        if os.environ.get("BENCH_CLOCK_FALLBACK") != "1":
+            raise ClockError("guest clock runs at %.2f x real time "
+                             "(TSC miscalibrated at boot)" % r)
+        avail = readf("/sys/devices/system/clocksource/clocksource0/"
+                      "available_clocksource") or ""
+        for c in ("hpet", "acpi_pm"):
+            if c in avail.split():
+                with open(cs, "w") as f:
+                    f.write(c)
+                break
+        r2 = clock_check()
+        self.info["env"]["clocksource"] = readf(cs)
+        self.info["env"]["clock_rate_vs_rtc"] = r2
+        self.info["warnings"].append(
+            "guest clock ran at %.2f x real time (TSC miscalibrated at boot); "
+            "switched the clocksource to %s: now %s x. CPU-time figures "
+            "(scheduler clock) stay scaled in this boot; ratios are not "
+            "affected" % (r, readf(cs), "%.3f" % r2 if r2 else "?"))
+        if r2 is None or abs(r2 - 1) > 0.05:
+            raise RuntimeError("guest clock still wrong after switching the "
+                               "clocksource: %s" % r2)
+
+    def run(self):
+        steps = B.plan(self.setup, self.quick, self.vcpus)
+        self.ests = [B.step_estimate(st, self.setup, self.quick, self.vcpus)
+                     for st in steps]
+        # the clock first: with a miscalibrated TSC every timeout is wrong
+        self.info["env"] = {}
+        self.check_clock()
+        self.info["env"].update(self.environment())
+        self.say("setup %s: %s; %s mode, %d steps, estimate %s" % (
+            self.setup, self.s["title"], self.mode, len(steps),
+            fmt_t(sum(self.ests))))
+        rel = os.uname().release
+        global STRIPECTL
+        ko = os.path.join(self.out, "bin", rel, "mqstripe.ko")
+        if os.path.exists(os.path.join(self.out, "bin", "stripectl")):
+            STRIPECTL = os.path.join(self.out, "bin", "stripectl")
+        if not os.path.exists(ko):
+            ko = os.path.join(REPO, "build", rel, "mqstripe.ko")
+        if not os.path.exists(ko):
+            raise RuntimeError("%s missing: run 'make vm-modules'" % ko)
+        self.info["env"]["module"] = ko
+        self.info["env"]["stripectl"] = STRIPECTL
+        sh(["insmod", ko])
+        self.info["env"]["stripectl_version"] = sh(
+            [STRIPECTL, "--version"], check=False)
+        self.force = ["--force"] if "--force" in sh(
+            [STRIPECTL, "create", "--help"], check=False) else []
+        self.make_members()
+        self.prefill()
+        for i, st in enumerate(steps):
+            members = self.step_members(st)
+            if st["system"] in ("jbod", "raw"):
+                jdevs = members
+            else:
+                jdevs = None
+            jobs = []
+            if st["kind"] != "w6":
+                jobs = B.step_jobs(st, self.setup, self.quick,
+                                   jdevs or ["/dev/x"], members, self.vcpus)
+            self.progress(self.describe(st, jobs), self.left_est(i))
+            t = time.time()
+            dev = None
+            try:
+                ctime = 0.0
+                if st["system"] in B.ARRAYS:
+                    dev, ctime = self.create(st["system"], members,
+                                             st.get("chunk") or
+                                             B.MAIN_CHUNK)
+                    targets = [dev]
+                elif st["system"] in ("jbod", "raw"):
+                    targets = members
+                else:  # single
+                    targets = members[:1]
+                if st["kind"] == "w6":
+                    self.run_w6(st, dev, members, ctime)
+                else:
+                    jobs = B.step_jobs(st, self.setup, self.quick, targets,
+                                       members, self.vcpus)
+                    self.run_fio_block(st, jobs, dev, members, ctime)
+                if dev:
+                    self.destroy(st["system"], dev)
+            except Stuck as e:
+                # hung IO: nothing more can run on these members
+                msg = "step %s rep %d %s: %s" % (
+                    st["kind"], st["rep"], st["system"], e)
+                self.say("ERROR " + msg)
+                self.info["errors"].append(msg)
+                raise
+            except Exception as e:  # record, clean up, go on
+                msg = "step %s rep %d %s: %s" % (
+                    st["kind"], st["rep"], st["system"], e)
+                klog = sh("dmesg | tail -n 8", check=False)
+                if klog:
+                    msg += " [kernel log: %s]" % " | ".join(
+                        klog.splitlines())
+                self.say("ERROR " + msg)
+                self.info["errors"].append(msg)
+                self.cleanup_all()
+            self.act_done += time.time() - t
+            self.est_done += self.ests[i]
+        self.info["finished"] = time.time()
+        self.info["seconds"] = self.info["finished"] - self.info["started"]
+        self.say("setup %s done in %s (estimate was %s)" % (
+            self.setup, fmt_t(self.info["seconds"]), fmt_t(sum(self.ests))))
+
+
+def clock_check(rtc_seconds=3):
+    """Rate of the guest's CLOCK_MONOTONIC against the emulated CMOS RTC
+    (QEMU keeps it in host time): guest seconds per RTC second, or None
+    when there is no RTC.  Under TCG on a loaded host the kernel's TSC
+    calibration can fail ("PIT calibration deviates from HPET") and with
+    tsc=reliable nothing corrects it: the guest clock then runs many times
+    too fast or too slow, and so do fio's figures and null_blk's timers."""
+    path = "/sys/class/rtc/rtc0/since_epoch"
+    if readf(path) is None:
+        return None
+
+    def edge(limit):
+        first = readf(path)
+        t_end = time.monotonic() + limit
+        while time.monotonic() < t_end:
+            cur = readf(path)
+            if cur != first:
+                return time.monotonic(), int(cur)
+            time.sleep(0.002)
+        return None, None
+
+    t0, r0 = edge(60)
+    if t0 is None:
+        return None
+    t1, r1 = t0, r0
+    while r1 - r0 < rtc_seconds:
+        t1, r1 = edge(60)
+        if t1 is None:
+            return None
+    return (t1 - t0) / float(r1 - r0)
+
+
+def meminfo_dirty():
+    kib = 0
+    for line in (readf("/proc/meminfo") or "").splitlines():
+        if line.startswith(("Dirty:", "Writeback:")):
+            kib += int(line.split()[1])
+    return kib
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--setup", required=True, choices=sorted(B.SETUPS))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    r = Runner(a.setup, a.quick, os.path.abspath(a.out))
+    rc = 0
+    try:
+        r.run()
+    except ClockError as e:
+        r.say("bad clock, setup %s not run: %s" % (a.setup, e))
+        r.info["errors"].append("clock: %s" % e)
+        rc = EXIT_CLOCK
+    except Exception as e:
+        r.say("FATAL setup %s: %s" % (a.setup, e))
+        r.info["errors"].append("fatal: %s" % e)
+        r.info["fatal"] = str(e)
+        rc = 1
+    finally:
+        r.cleanup_all()
+        if rc != EXIT_CLOCK:
+            with open(os.path.join(r.raw, "setup.json"), "w") as f:
+                json.dump(r.info, f, indent=1)
+    sys.exit(rc)
+
+
+if __name__ == "__main__":
+    main()
