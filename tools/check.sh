@@ -39,6 +39,11 @@ make -s pkg-check >"$log" 2>&1 || rc=1
 sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
 add_counts "package tests"
 
+echo "== benchmark harness smoke test (make bench QUICK=1 on one kernel; no speed asserted)"
+sh tools/bench/smoke.sh >"$log" 2>&1 || rc=1
+sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
+add_counts "bench smoke"
+
 for k in $kernels; do
 	echo "== selftests on kernel $k (QEMU guest)"
 	bash selftests/run.sh --kernel "$k" >"$log" 2>&1 || rc=1
