@@ -570,6 +570,25 @@ static int mqs_init_tag_set(struct mqs_array *a)
 	return blk_mq_alloc_tag_set(set);
 }
 
+/*
+ * A flush of the array completes from inside a member's flush_end_io(),
+ * which holds the member's fq->mq_flush_lock, and our flush_end_io() then
+ * takes the array's: two locks of one lockdep class, reported as "possible
+ * recursive locking".  They are different queues; give ours a class of its
+ * own, as nvme-loop does.  The hardware contexts exist from the disk's
+ * allocation on and are never reallocated (nr_hw_queues does not change).
+ */
+static struct lock_class_key mqs_fq_lock_key;
+
+static void mqs_set_fq_lock_class(struct request_queue *q)
+{
+	struct blk_mq_hw_ctx *hctx;
+	unsigned long i;
+
+	queue_for_each_hw_ctx(q, hctx, i)
+		blk_mq_hctx_set_fq_lock_class(hctx, &mqs_fq_lock_key);
+}
+
 static void mqs_unlink_holders(struct mqs_array *a)
 {
 	while (a->holders_linked) {
@@ -664,6 +683,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 		err = PTR_ERR(a->disk);
 		goto out_free_tag_set;
 	}
+	mqs_set_fq_lock_class(a->disk->queue);
 	a->disk->major = mqs_major;
 	a->disk->first_minor = a->index << MQS_PART_SHIFT;
 	a->disk->minors = 1 << MQS_PART_SHIFT;
