@@ -7,7 +7,7 @@ sector's "tag" (its byte offset / 512 in the address space the pattern
 describes) and the seed; the rest of the sector is a seed-dependent filler.
 So any sector read back names where it was written and by which pass.
 
-  pattern.py fill  DEV OFF LEN SEED [--tag TAGOFF] [--vary]
+  pattern.py fill  DEV OFF LEN SEED [--tag TAGOFF] [--vary] [--sync fsync|dsync|none]
   pattern.py check DEV OFF LEN SEED [--tag TAGOFF]
   pattern.py zero  DEV OFF LEN                  the range reads as zeroes
   pattern.py mapcheck ARRAY CHUNK DOFF SEED MEMBER...
@@ -29,7 +29,8 @@ So any sector read back names where it was written and by which pass.
 
 OFF, LEN, TAGOFF: bytes, multiples of the logical block size; suffixes K, M.
 --tag defaults to OFF.  --vary: IO sizes cycle through odd multiples of 512
-so requests start and end at unaligned places.
+so requests start and end at unaligned places.  --sync: how fill makes its
+writes durable: fsync at the end (default), O_DSYNC on every write, or not.
 Exit 0 if all matched, 1 on a mismatch (first ones described), 2 on usage.
 """
 import errno
@@ -90,9 +91,9 @@ def describe(got, exp, devoff):
 
 
 class Dev:
-    def __init__(self, path, write=False):
+    def __init__(self, path, write=False, extra=0):
         self.path = path
-        flags = (os.O_RDWR if write else os.O_RDONLY) | os.O_DIRECT
+        flags = (os.O_RDWR if write else os.O_RDONLY) | os.O_DIRECT | extra
         self.fd = os.open(path, flags)
         self.buf = mmap.mmap(-1, MAXIO)
         self.mv = memoryview(self.buf)
@@ -112,8 +113,9 @@ class Dev:
             raise OSError(errno.EIO, "short write %d of %d at %d on %s"
                           % (put, n, off, self.path))
 
-    def close(self):
-        os.fsync(self.fd)
+    def close(self, sync=True):
+        if sync:
+            os.fsync(self.fd)
         os.close(self.fd)
 
 
@@ -128,8 +130,8 @@ def sizes(vary):
             yield s * SECTOR
 
 
-def fill(dev, off, length, seed, tag, vary):
-    d = Dev(dev, write=True)
+def fill(dev, off, length, seed, tag, vary, sync="fsync"):
+    d = Dev(dev, write=True, extra=os.O_DSYNC if sync == "dsync" else 0)
     p = Pat(seed)
     pos = 0
     it = sizes(vary)
@@ -137,7 +139,7 @@ def fill(dev, off, length, seed, tag, vary):
         n = min(next(it), length - pos, MAXIO)
         d.pwrite(off + pos, p.get(tag + pos, n))
         pos += n
-    d.close()
+    d.close(sync == "fsync")
     return 0
 
 
@@ -277,6 +279,10 @@ def main(argv):
         elif args[i] == "--vary":
             opts["vary"] = True
             i += 1
+        elif args[i] == "--sync" and i + 1 < len(args) and \
+                args[i + 1] in ("fsync", "dsync", "none"):
+            opts["sync"] = args[i + 1]
+            i += 2
         else:
             pos.append(args[i])
             i += 1
@@ -285,7 +291,8 @@ def main(argv):
             dev, off, length, seed = pos[0], num(pos[1]), num(pos[2]), num(pos[3])
             tag = opts.get("tag", off)
             if cmd == "fill":
-                return fill(dev, off, length, seed, tag, opts.get("vary", False))
+                return fill(dev, off, length, seed, tag, opts.get("vary", False),
+                            opts.get("sync", "fsync"))
             return check(dev, off, length, seed, tag)
         if cmd == "zero" and len(pos) == 3:
             return check(pos[0], num(pos[1]), num(pos[2]), 0, 0, zero=True)
