@@ -55,6 +55,58 @@ static inline struct bio *mqs_bio_alloc_bioset(struct block_device *bdev,
 	return bio;
 }
 #define bio_alloc_bioset mqs_bio_alloc_bioset
+
+/* before 5.18: bio_clone_fast(bio, gfp, bs), then set the device */
+static inline struct bio *mqs_bio_alloc_clone(struct block_device *bdev,
+					      struct bio *src, gfp_t gfp,
+					      struct bio_set *bs)
+{
+	struct bio *bio = bio_clone_fast(src, gfp, bs);
+
+	if (bio)
+		bio_set_dev(bio, bdev);
+	return bio;
+}
+
+#define bio_alloc_clone mqs_bio_alloc_clone
+#endif
+
+/* ---- polled IO and batched dispatch ---------------------------------- */
+
+/*
+ * Polled IO needs bio_poll() and ->poll(hctx, struct io_comp_batch *)
+ * (5.16+) and a ->map_queues() for the poll map; we take the one returning
+ * void (6.0+).  Without them the array never has a poll queue map.
+ */
+#if defined(HAVE_BIO_POLL) && defined(HAVE_MAP_QUEUES_VOID)
+#define MQS_CAN_POLL	1
+#define MQS_REQ_POLLED	REQ_POLLED
+#else
+#define MQS_CAN_POLL	0
+#define MQS_REQ_POLLED	0
+#endif
+
+/* The member has poll queues (queue/io_poll reads 1). */
+static inline bool mqs_bdev_can_poll(struct block_device *bdev)
+{
+#if !MQS_CAN_POLL
+	return false;
+#elif defined(HAVE_QUEUE_LIMITS_FEATURES)
+	return bdev_get_queue(bdev)->limits.features & BLK_FEAT_POLL;
+#else
+	return test_bit(QUEUE_FLAG_POLL, &bdev_get_queue(bdev)->queue_flags);
+#endif
+}
+
+/*
+ * ->queue_rqs() (5.17+) takes the plug's list of requests: a
+ * struct request ** up to 6.12, a struct rq_list * from 6.13 (and in
+ * Debian's 6.12).  rq_list_pop() takes either.
+ */
+#ifdef HAVE_RQ_LIST_STRUCT
+typedef struct rq_list mqs_rq_list_t;
+#else
+typedef struct request *mqs_rq_list_t;
 #endif
 
 /* ---- member queue properties (helpers added in 5.19 and 6.0) -------- */

@@ -86,6 +86,8 @@ struct mqs_member {
  * @data_offset_bytes: start of data on every member.
  * @member_data_sectors: sectors of each member used for data.
  * @queue_depth: tags per hardware context.
+ * @poll: every member has poll queues: the tag set has a poll map
+ *	(HCTX_TYPE_POLL) and polled requests poll their member bios.
  * @dying: set under disk->open_mutex when a REMOVE has started; refuses
  *	new opens.
  * @holders_linked: members linked as holders (sysfs slaves).
@@ -106,6 +108,7 @@ struct mqs_array {
 	u64 data_offset_bytes;
 	sector_t member_data_sectors;
 	u32 queue_depth;
+	bool poll;
 	bool dying;
 	u32 holders_linked;
 	struct work_struct event_work;
@@ -116,15 +119,43 @@ struct mqs_array {
 };
 
 /**
+ * struct mqs_hctx - per hardware context data (hctx->driver_data)
+ * @lock: protects everything below; taken from bio completion (any
+ *	context), so with interrupts off.
+ * @deferred: member bios of requests dispatched with bd->last false, held
+ *	until the last request of the batch or ->commit_rqs() so that members
+ *	see the batch under one plug.
+ * @polled: member bios of polled requests on this context that are in
+ *	flight, for ->poll() (struct mqs_bio.node).
+ * @nr_polled: entries of @polled.
+ */
+struct mqs_hctx {
+	spinlock_t lock;	/* see above */
+	struct bio_list deferred;
+	struct list_head polled;
+	unsigned int nr_polled;
+};
+
+/**
  * struct mqs_bio - a member bio and what its completion needs
  * @rq: the array request it carries a part of.
  * @member: the member it goes to.
+ * @hctx: for a polled bio, the context whose @polled list has it; NULL
+ *	for every other bio.
+ * @node: entry in @hctx->polled.
+ * @polling: ->poll() took the bio off the list and polls it (under
+ *	@hctx->lock).
+ * @done: it completed while polled: ->poll() frees it (under @hctx->lock).
  * @flush: an empty PREFLUSH (the member may strip the flag on the way).
  * @bio: the bio itself; must be last (bioset front pad).
  */
 struct mqs_bio {
 	struct request *rq;
 	struct mqs_member *member;
+	struct mqs_hctx *hctx;
+	struct list_head node;
+	bool polling;
+	bool done;
 	bool flush;
 	struct bio bio;
 };

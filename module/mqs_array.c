@@ -553,14 +553,29 @@ out_close:
 static int mqs_init_tag_set(struct mqs_array *a)
 {
 	struct blk_mq_tag_set *set = &a->tag_set;
+	u32 i;
+
+	/* polled IO only when every member can poll (as blk_stack_limits()) */
+	a->poll = MQS_CAN_POLL;
+	for (i = 0; i < a->nr_members; i++)
+		if (!mqs_bdev_can_poll(a->members[i].bdev))
+			a->poll = false;
 
 	memset(set, 0, sizeof(*set));
 	set->ops = &mqs_mq_ops;
-	/* one hardware context per possible CPU: blk_mq_map_queues() maps
-	 * CPU n to context n
+	/*
+	 * One hardware context per possible CPU (mqs_map_queues() maps CPU n
+	 * to context n); with polling, as many poll contexts after them.
 	 */
 	set->nr_hw_queues = nr_cpu_ids;
 	set->nr_maps = 1;
+	set->map[HCTX_TYPE_DEFAULT].nr_queues = nr_cpu_ids;
+	if (a->poll) {
+		set->nr_maps = HCTX_TYPE_POLL + 1;
+		set->map[HCTX_TYPE_POLL].nr_queues = nr_cpu_ids;
+		set->map[HCTX_TYPE_POLL].queue_offset = nr_cpu_ids;
+		set->nr_hw_queues += nr_cpu_ids;
+	}
 	set->queue_depth = a->queue_depth;
 	set->numa_node = NUMA_NO_NODE;
 	set->cmd_size = sizeof(struct mqs_cmd);

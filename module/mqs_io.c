@@ -10,27 +10,78 @@
  * point at the request's own pages: no data is copied.
  *
  * Submitting to a member can sleep (tag waits, frozen queues, throttling),
- * so the tag set is BLK_MQ_F_BLOCKING.
+ * so the tag set is BLK_MQ_F_BLOCKING, except for reads and writes with
+ * REQ_NOWAIT: those never sleep here (member bios inherit REQ_NOWAIT,
+ * allocations are GFP_NOWAIT); where they would have to wait they are
+ * requeued and dispatched again from kblockd (mqs_put_cmd()).
+ *
+ * A request that fits in one chunk and has one bio (most small database
+ * IO) takes a lean path: its member bio is a clone sharing the request's
+ * bio_vec table, with no gather walk.
+ *
+ * Batching: member bios of a batch of requests (->queue_rqs(), or
+ * ->queue_rq() with bd->last false until the last one or ->commit_rqs())
+ * are submitted together under one plug, so members see batched doorbells.
+ *
+ * Polled IO: when every member has poll queues the tag set has a poll map;
+ * a polled request's member bios are REQ_POLLED and listed on their
+ * hardware context, whose ->poll() polls them (see mqs_poll()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blk-mq.h>
 #include <linux/bio.h>
+#include <linux/slab.h>
 
 #include "mqs.h"
 
 /* Flags of the array request that member bios inherit. */
 #define MQS_RQ_FLAGS_PASSED	(REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO | \
 				 REQ_IDLE | REQ_RAHEAD | REQ_BACKGROUND | \
-				 REQ_NOUNMAP)
+				 REQ_NOUNMAP | REQ_NOWAIT | MQS_REQ_POLLED)
 
-static void mqs_put_cmd(struct request *rq)
+/* Allocation mode of member bios for a request: never sleep for NOWAIT. */
+static gfp_t mqs_gfp(const struct request *rq)
+{
+	return rq->cmd_flags & REQ_NOWAIT ? GFP_NOWAIT | __GFP_NOWARN :
+					    GFP_NOIO;
+}
+
+/* First error of a request wins; the request ends with it. */
+static void mqs_set_status(struct request *rq, blk_status_t status)
 {
 	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
 
-	if (atomic_dec_and_test(&cmd->pending))
-		blk_mq_end_request(rq, (__force blk_status_t)
-				   atomic_read(&cmd->status));
+	atomic_cmpxchg(&cmd->status, 0, (__force int)status);
+}
+
+/*
+ * Drop a reference of the request; the last one ends it.
+ *
+ * BLK_STS_AGAIN means a NOWAIT request would have had to wait (for our
+ * mempool, or for a member's tag: member bios inherit REQ_NOWAIT).  That is
+ * not an error, and it must not reach the submitter as one: io_uring retries
+ * an AGAIN only when it completes in the submitting task
+ * (io_rw_should_reissue() in io_uring/rw.c), and member bios complete
+ * anywhere.  So the request is requeued without REQ_NOWAIT and dispatched
+ * again from kblockd, which may sleep.  Member writes that were done are
+ * written again with the same data.
+ */
+static void mqs_put_cmd(struct request *rq)
+{
+	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	blk_status_t status;
+
+	if (!atomic_dec_and_test(&cmd->pending))
+		return;
+	status = (__force blk_status_t)atomic_read(&cmd->status);
+	if (unlikely(status == BLK_STS_AGAIN) &&
+	    (rq->cmd_flags & REQ_NOWAIT)) {
+		rq->cmd_flags &= ~REQ_NOWAIT;
+		blk_mq_requeue_request(rq, true);
+		return;
+	}
+	blk_mq_end_request(rq, status);
 }
 
 /*
@@ -82,6 +133,27 @@ static void mqs_flush_done(struct mqs_member *m, blk_status_t status)
 	spin_unlock_irqrestore(&m->flush_lock, flags);
 }
 
+/*
+ * A polled bio completed: take it off its context's list, unless ->poll()
+ * holds it right now; then ->poll() frees it.  Return: free it here.
+ */
+static bool mqs_polled_done(struct mqs_bio *mb)
+{
+	struct mqs_hctx *h = mb->hctx;
+	unsigned long flags;
+	bool free_here;
+
+	spin_lock_irqsave(&h->lock, flags);
+	mb->done = true;
+	free_here = !mb->polling;
+	if (free_here) {
+		list_del(&mb->node);
+		h->nr_polled--;
+	}
+	spin_unlock_irqrestore(&h->lock, flags);
+	return free_here;
+}
+
 static void mqs_end_io(struct bio *bio)
 {
 	struct mqs_bio *mb = container_of(bio, struct mqs_bio, bio);
@@ -94,13 +166,14 @@ static void mqs_end_io(struct bio *bio)
 		mqs_mark_dirty(mb->member);
 
 	if (unlikely(bio->bi_status)) {
-		struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
-
-		mqs_member_failed(mb->member, bio_op(bio), flush,
-				  bio->bi_status);
-		atomic_cmpxchg(&cmd->status, 0, (__force int)bio->bi_status);
+		/* BLK_STS_AGAIN: a NOWAIT bio would have waited, no fault */
+		if (bio->bi_status != BLK_STS_AGAIN)
+			mqs_member_failed(mb->member, bio_op(bio), flush,
+					  bio->bi_status);
+		mqs_set_status(rq, bio->bi_status);
 	}
-	bio_put(bio);
+	if (!mb->hctx || mqs_polled_done(mb))
+		bio_put(bio);
 	mqs_put_cmd(rq);
 }
 
@@ -110,34 +183,84 @@ static void mqs_end_io(struct bio *bio)
  * parked on current->bio_list are handed to the bioset's rescuer while we
  * wait (BIOSET_NEED_RESCUER).
  */
+static void mqs_init_bio(struct bio *bio, struct request *rq,
+			 struct mqs_member *m, blk_opf_t opf, sector_t sector)
+{
+	struct mqs_bio *mb = container_of(bio, struct mqs_bio, bio);
+
+	bio->bi_opf = opf;
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_end_io = mqs_end_io;
+	bio->bi_ioprio = req_get_ioprio(rq);
+	mb->rq = rq;
+	mb->member = m;
+	mb->hctx = opf & MQS_REQ_POLLED ? rq->mq_hctx->driver_data : NULL;
+	mb->polling = false;
+	mb->done = false;
+	mb->flush = false;
+}
+
 static struct bio *mqs_alloc_bio(struct mqs_array *a, struct request *rq,
 				 u32 slot, unsigned short nr_vecs,
 				 blk_opf_t opf, sector_t sector, gfp_t gfp)
 {
 	struct mqs_member *m = &a->members[slot];
 	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
-	struct mqs_bio *mb;
 	struct bio *bio;
 
 	bio = bio_alloc_bioset(m->bdev, nr_vecs, opf, gfp, &a->bs);
 	if (!bio)
 		return NULL;
-	bio->bi_iter.bi_sector = sector;
-	bio->bi_end_io = mqs_end_io;
-	bio->bi_ioprio = req_get_ioprio(rq);
-	mb = container_of(bio, struct mqs_bio, bio);
-	mb->rq = rq;
-	mb->member = m;
-	mb->flush = false;
+	mqs_init_bio(bio, rq, m, opf, sector);
 	atomic_inc(&cmd->pending);
 	return bio;
+}
+
+/*
+ * Submit member bios.  A polled bio goes on its context's list first, so
+ * that ->poll() finds it however early it completes.
+ */
+static void mqs_submit(struct bio *bio)
+{
+	struct mqs_bio *mb = container_of(bio, struct mqs_bio, bio);
+
+	if (mb->hctx) {
+		struct mqs_hctx *h = mb->hctx;
+
+		spin_lock_irq(&h->lock);
+		list_add_tail(&mb->node, &h->polled);
+		h->nr_polled++;
+		spin_unlock_irq(&h->lock);
+	}
+	submit_bio_noacct(bio);
+}
+
+static void mqs_submit_list(struct bio_list *bl)
+{
+	struct bio *bio;
+
+	while ((bio = bio_list_pop(bl)))
+		mqs_submit(bio);
+}
+
+/* Bios held on @h for the end of a batch: submit them now. */
+static void mqs_submit_deferred(struct mqs_hctx *h)
+{
+	struct bio_list bl;
+
+	spin_lock_irq(&h->lock);
+	bl = h->deferred;
+	bio_list_init(&h->deferred);
+	spin_unlock_irq(&h->lock);
+	mqs_submit_list(&bl);
 }
 
 /*
  * Flush: an empty PREFLUSH to every member with a volatile write cache that
  * was written since its last flush (see mqs_flush_needed()).
  */
-static void mqs_queue_flush(struct mqs_array *a, struct request *rq)
+static void mqs_queue_flush(struct mqs_array *a, struct request *rq,
+			    struct bio_list *out)
 {
 	u32 i;
 
@@ -150,14 +273,20 @@ static void mqs_queue_flush(struct mqs_array *a, struct request *rq)
 		bio = mqs_alloc_bio(a, rq, i, 0, REQ_OP_WRITE | REQ_PREFLUSH |
 				    REQ_SYNC, 0, GFP_NOIO);
 		container_of(bio, struct mqs_bio, bio)->flush = true;
-		submit_bio_noacct(bio);
+		bio_list_add(out, bio);
 	}
 }
 
-/* Discard and write-zeroes: one data-less bio per member range. */
-static void mqs_queue_nodata(struct mqs_array *a, struct request *rq)
+/*
+ * Discard and write-zeroes: one data-less bio per member range.  These (and
+ * flushes) wait for bios even with REQ_NOWAIT: only reads and writes come
+ * from io_uring's inline submission.
+ */
+static void mqs_queue_nodata(struct mqs_array *a, struct request *rq,
+			     struct bio_list *out)
 {
-	blk_opf_t opf = req_op(rq) | (rq->cmd_flags & MQS_RQ_FLAGS_PASSED);
+	blk_opf_t opf = req_op(rq) | (rq->cmd_flags & MQS_RQ_FLAGS_PASSED &
+				      ~(REQ_NOWAIT | MQS_REQ_POLLED));
 	sector_t start = blk_rq_pos(rq);
 	u64 nr = blk_rq_sectors(rq);
 	u32 i;
@@ -173,7 +302,7 @@ static void mqs_queue_nodata(struct mqs_array *a, struct request *rq)
 		bio = mqs_alloc_bio(a, rq, i, 0, opf, mstart, GFP_NOIO);
 		/* len <= max_discard/write_zeroes sectors: fits bi_size */
 		bio->bi_iter.bi_size = len << SECTOR_SHIFT;
-		submit_bio_noacct(bio);
+		bio_list_add(out, bio);
 	}
 }
 
@@ -228,41 +357,39 @@ static unsigned short mqs_nr_vecs(u64 bytes)
 	return min_t(u64, BIO_MAX_VECS, (bytes >> PAGE_SHIFT) + 2);
 }
 
-static void mqs_submit_held(struct bio **bios, u32 nr)
-{
-	u32 i;
-
-	for (i = 0; i < nr; i++) {
-		if (bios[i]) {
-			submit_bio_noacct(bios[i]);
-			bios[i] = NULL;
-		}
-	}
-}
-
 /*
  * A member bio for the gather.  Never sleep on the mempool while holding
  * bios not yet submitted: other requests could hold the rest of the reserve
  * the same way and none would progress.  So try without sleeping first; when
- * that fails, submit what is held (the member ranges then take one more bio)
- * and wait.
+ * that fails, submit what is held (the member ranges then take one more bio,
+ * and the bios deferred for the batch go out early) and wait.  A NOWAIT
+ * request does not wait: NULL.
  */
 static struct bio *mqs_gather_alloc(struct mqs_array *a, struct request *rq,
 				    blk_opf_t opf, struct bio **held,
-				    u32 nr_held, u32 member, sector_t sector)
+				    u32 nr_held, struct bio_list *out,
+				    u32 member, sector_t sector)
 {
 	u64 mstart, afirst, len;
 	unsigned short nr_vecs;
 	struct bio *bio;
+	u32 i;
 
 	len = mqs_member_range(&a->geom, blk_rq_pos(rq), blk_rq_sectors(rq),
 			       member, &mstart, &afirst);
 	nr_vecs = mqs_nr_vecs(len << SECTOR_SHIFT);
 	bio = mqs_alloc_bio(a, rq, member, nr_vecs, opf, sector,
 			    GFP_NOWAIT | __GFP_NOWARN);
-	if (bio)
+	if (bio || (rq->cmd_flags & REQ_NOWAIT))
 		return bio;
-	mqs_submit_held(held, nr_held);
+	for (i = 0; i < nr_held; i++) {
+		if (held[i]) {
+			bio_list_add(out, held[i]);
+			held[i] = NULL;
+		}
+	}
+	mqs_submit_list(out);
+	mqs_submit_deferred(rq->mq_hctx->driver_data);
 	return mqs_alloc_bio(a, rq, member, nr_vecs, opf, sector, GFP_NOIO);
 }
 
@@ -271,10 +398,13 @@ static struct bio *mqs_gather_alloc(struct mqs_array *a, struct request *rq,
  * first_member + base .. + base + nr - 1 (mod N), at most
  * MQS_GATHER_SLOTS of them.  Segments are walked in array order; the part of
  * each that lands on a member of the group is appended to that member's bio.
- * A bio that is full (BIO_MAX_VECS) is submitted and continued by a new one.
+ * A bio that is full (BIO_MAX_VECS) is queued and continued by a new one.
+ * Return: false when a NOWAIT request could not get a bio (the bios made so
+ * far are queued on @out).
  */
-static void mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
-		       u32 first_member, u32 base, u32 nr)
+static bool mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
+		       u32 first_member, u32 base, u32 nr,
+		       struct bio_list *out)
 {
 	const struct mqs_geom *g = &a->geom;
 	struct bio *bios[MQS_GATHER_SLOTS] = { };
@@ -282,6 +412,8 @@ static void mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 	struct req_iterator iter;
 	struct mqs_cursor cur;
 	struct bio_vec bv;
+	bool ok = true;
+	u32 i;
 
 	mqs_cursor_init(g, start, &cur);
 	rq_for_each_segment(bv, rq, iter) {
@@ -299,13 +431,18 @@ static void mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 				if (*bp && bio_add_page(*bp, bv.bv_page, piece,
 							off) != piece) {
 					/* full: a second bio continues it */
-					submit_bio_noacct(*bp);
+					bio_list_add(out, *bp);
 					*bp = NULL;
 				}
 				if (!*bp) {
 					*bp = mqs_gather_alloc(a, rq, opf, bios,
-							       nr, cur.member,
+							       nr, out,
+							       cur.member,
 							       mqs_cursor_sector(g, &cur));
+					if (!*bp) {
+						ok = false;
+						goto out;
+					}
 					/* a fresh bio takes one page */
 					__bio_add_page(*bp, bv.bv_page, piece,
 						       off);
@@ -315,77 +452,295 @@ static void mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 			mqs_cursor_advance(g, &cur, piece);
 		}
 	}
-	mqs_submit_held(bios, nr);
+out:
+	for (i = 0; i < nr; i++)
+		if (bios[i])
+			bio_list_add(out, bios[i]);
+	return ok;
 }
 
-static void mqs_queue_rw(struct mqs_array *a, struct request *rq)
+/*
+ * The lean path: a request with one bio inside one chunk goes to one member
+ * as a clone of that bio (sharing its bio_vec table, no gather walk).  The
+ * clone takes over the submitter's reference: its completion is the only
+ * atomic operation on the request's counter.
+ * Return: 1 when the clone holds the reference, 0 when the request does not
+ * qualify, -1 when a NOWAIT request got no bio (status set).
+ */
+static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
+			  blk_opf_t opf, struct bio_list *out)
+{
+	struct mqs_member *m;
+	struct mqs_loc loc;
+	struct bio *bio;
+
+	if (rq->bio != rq->biotail)
+		return 0;
+	mqs_map_sector(&a->geom, blk_rq_pos(rq), &loc);
+	if (blk_rq_sectors(rq) > loc.chunk_left)
+		return 0;
+	m = &a->members[loc.member];
+	bio = bio_alloc_clone(m->bdev, rq->bio, mqs_gfp(rq), &a->bs);
+	if (!bio) {
+		mqs_set_status(rq, BLK_STS_AGAIN);
+		return -1;
+	}
+	mqs_init_bio(bio, rq, m, opf, loc.sector);
+	bio_list_add(out, bio);
+	return 1;
+}
+
+/* Return: true when the lean path's bio took the submitter's reference. */
+static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
+			 struct bio_list *out)
 {
 	blk_opf_t opf = req_op(rq) | (rq->cmd_flags & MQS_RQ_FLAGS_PASSED);
 	const struct mqs_geom *g = &a->geom;
 	sector_t start = blk_rq_pos(rq);
-	u64 last_chunk = (start + blk_rq_sectors(rq) - 1) >> g->chunk_shift;
-	u64 chunks = last_chunk - (start >> g->chunk_shift) + 1;
-	u32 touched = chunks < g->nr_members ? (u32)chunks : g->nr_members;
+	u64 last_chunk, chunks;
 	struct mqs_loc loc;
-	u32 base;
+	u32 base, touched;
+	int lean;
 
+	if (!a->poll)
+		opf &= ~MQS_REQ_POLLED;
+	lean = mqs_queue_lean(a, rq, opf, out);
+	if (lean)
+		return lean > 0;
+	last_chunk = (start + blk_rq_sectors(rq) - 1) >> g->chunk_shift;
+	chunks = last_chunk - (start >> g->chunk_shift) + 1;
+	touched = chunks < g->nr_members ? (u32)chunks : g->nr_members;
 	mqs_map_sector(g, start, &loc);
-	for (base = 0; base < touched; base += MQS_GATHER_SLOTS)
-		mqs_gather(a, rq, opf, loc.member, base,
-			   min_t(u32, MQS_GATHER_SLOTS, touched - base));
+	for (base = 0; base < touched; base += MQS_GATHER_SLOTS) {
+		if (!mqs_gather(a, rq, opf, loc.member, base,
+				min_t(u32, MQS_GATHER_SLOTS, touched - base),
+				out)) {
+			mqs_set_status(rq, BLK_STS_AGAIN);
+			break;
+		}
+	}
+	return false;
 }
 
-static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
-				 const struct blk_mq_queue_data *bd)
+/*
+ * Start a request and make its member bios, queued on @out (not yet
+ * submitted).  The request ends when its member bios are done.  While they
+ * are made it holds one more reference, so that a bio submitted early (and
+ * completed) cannot end it before the rest exist; once all exist (counted
+ * in @pending) that reference is dropped: with no bio at all (a flush of
+ * clean members, a NOWAIT request that could not start) it ends here.
+ */
+static void mqs_dispatch(struct mqs_array *a, struct request *rq,
+			 struct bio_list *out)
 {
-	struct mqs_array *a = hctx->queue->queuedata;
-	struct request *rq = bd->rq;
 	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
-	struct blk_plug plug, *outer;
 
+	atomic_set(&cmd->pending, 1);
+	atomic_set(&cmd->status, (__force int)BLK_STS_OK);
+	blk_mq_start_request(rq);
+
+	switch (req_op(rq)) {
+	case REQ_OP_FLUSH:
+		mqs_queue_flush(a, rq, out);
+		break;
+	case REQ_OP_DISCARD:
+	case REQ_OP_WRITE_ZEROES:
+		mqs_queue_nodata(a, rq, out);
+		break;
+	default:
+		if (mqs_queue_rw(a, rq, out))
+			return;		/* the lean path's bio has it */
+		break;
+	}
+	mqs_put_cmd(rq);
+}
+
+static bool mqs_op_supported(struct request *rq)
+{
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
 	case REQ_OP_WRITE:
 	case REQ_OP_FLUSH:
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
-		break;
+		return true;
 	default:
-		return BLK_STS_NOTSUPP;
+		return false;
 	}
+}
 
-	/* the submitter holds one reference until every bio is out */
-	atomic_set(&cmd->pending, 1);
-	atomic_set(&cmd->status, (__force int)BLK_STS_OK);
-	blk_mq_start_request(rq);
+/*
+ * We may be called while the caller's plug is being flushed
+ * (blk_finish_plug -> blk_mq_flush_plug_list -> direct issue or
+ * ->queue_rqs()).  Member requests must not be added to that plug: on 6.1
+ * the flush is still walking its list (seen as an oops in
+ * blk_add_rq_to_plug).  Member bios go under a plug of our own instead.
+ */
+static struct blk_plug *mqs_plug_begin(struct blk_plug *plug)
+{
+	struct blk_plug *outer = current->plug;
 
-	/*
-	 * We may be called while the caller's plug is being flushed
-	 * (blk_finish_plug -> blk_mq_flush_plug_list -> direct issue).  Member
-	 * requests must not be added to that plug: on 6.1 the flush is still
-	 * walking its list (seen as an oops in blk_add_rq_to_plug).  Member
-	 * bios of one request go under a plug of our own instead.
-	 */
-	outer = current->plug;
 	current->plug = NULL;
-	blk_start_plug(&plug);
+	blk_start_plug(plug);
+	return outer;
+}
 
-	switch (req_op(rq)) {
-	case REQ_OP_FLUSH:
-		mqs_queue_flush(a, rq);
-		break;
-	case REQ_OP_DISCARD:
-	case REQ_OP_WRITE_ZEROES:
-		mqs_queue_nodata(a, rq);
-		break;
-	default:
-		mqs_queue_rw(a, rq);
-		break;
-	}
-	blk_finish_plug(&plug);
+static void mqs_plug_end(struct blk_plug *plug, struct blk_plug *outer)
+{
+	blk_finish_plug(plug);
 	current->plug = outer;
-	mqs_put_cmd(rq);
+}
+
+static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
+				 const struct blk_mq_queue_data *bd)
+{
+	struct mqs_array *a = hctx->queue->queuedata;
+	struct mqs_hctx *h = hctx->driver_data;
+	struct request *rq = bd->rq;
+	struct blk_plug plug, *outer;
+	struct bio_list out;
+
+	if (!mqs_op_supported(rq))
+		return BLK_STS_NOTSUPP;
+
+	bio_list_init(&out);
+	outer = mqs_plug_begin(&plug);
+	mqs_dispatch(a, rq, &out);
+	if (bd->last) {
+		mqs_submit_deferred(h);
+		mqs_submit_list(&out);
+	} else if (!bio_list_empty(&out)) {
+		/* more requests follow: their bios go out together */
+		spin_lock_irq(&h->lock);
+		bio_list_merge(&h->deferred, &out);
+		spin_unlock_irq(&h->lock);
+	}
+	mqs_plug_end(&plug, outer);
 	return BLK_STS_OK;
+}
+
+/* The batch ended without a request marked last. */
+static void mqs_commit_rqs(struct blk_mq_hw_ctx *hctx)
+{
+	struct blk_plug plug, *outer;
+
+	outer = mqs_plug_begin(&plug);
+	mqs_submit_deferred(hctx->driver_data);
+	mqs_plug_end(&plug, outer);
+}
+
+#ifdef HAVE_MQ_OPS_QUEUE_RQS
+/*
+ * A plug's whole list of requests for this queue (no IO scheduler): every
+ * member bio of the list is submitted under one plug.
+ */
+static void mqs_queue_rqs(mqs_rq_list_t *rqlist)
+{
+	struct blk_plug plug, *outer;
+	struct bio_list out;
+	struct request *rq;
+
+	bio_list_init(&out);
+	outer = mqs_plug_begin(&plug);
+	while ((rq = rq_list_pop(rqlist))) {
+		if (!mqs_op_supported(rq)) {
+			/* as blk-mq does when ->queue_rq() refuses one */
+			blk_mq_end_request(rq, BLK_STS_NOTSUPP);
+			continue;
+		}
+		mqs_dispatch(rq->q->queuedata, rq, &out);
+	}
+	mqs_submit_list(&out);
+	mqs_plug_end(&plug, outer);
+}
+#endif
+
+#if MQS_CAN_POLL
+/*
+ * Poll the member bios of polled requests on this context.  Each is taken
+ * off the list while polled, so concurrent pollers never poll the same bio
+ * and its completion (in bio_poll(), in the batch completion @iob runs
+ * later, or in an interrupt when the member cleared REQ_POLLED) knows that
+ * the poller frees it (mqs_polled_done()).  Completed member requests join
+ * the caller's @iob.
+ */
+static int mqs_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
+{
+	struct mqs_hctx *h = hctx->driver_data;
+	unsigned int n;
+	int found = 0;
+
+	spin_lock_irq(&h->lock);
+	n = h->nr_polled;
+	spin_unlock_irq(&h->lock);
+	while (n--) {
+		struct mqs_bio *mb;
+		bool done;
+		int ret;
+
+		spin_lock_irq(&h->lock);
+		mb = list_first_entry_or_null(&h->polled, struct mqs_bio,
+					      node);
+		if (!mb) {
+			spin_unlock_irq(&h->lock);
+			break;
+		}
+		list_del(&mb->node);
+		h->nr_polled--;
+		mb->polling = true;
+		spin_unlock_irq(&h->lock);
+
+		ret = bio_poll(&mb->bio, iob, BLK_POLL_ONESHOT);
+		if (ret > 0)
+			found += ret;
+
+		spin_lock_irq(&h->lock);
+		mb->polling = false;
+		done = mb->done;
+		if (!done) {
+			list_add_tail(&mb->node, &h->polled);
+			h->nr_polled++;
+		}
+		spin_unlock_irq(&h->lock);
+		if (done)
+			bio_put(&mb->bio);
+	}
+	return found;
+}
+
+/* CPU n to default context n, and to poll context n when there are some */
+static void mqs_map_queues(struct blk_mq_tag_set *set)
+{
+	blk_mq_map_queues(&set->map[HCTX_TYPE_DEFAULT]);
+	if (set->nr_maps > HCTX_TYPE_POLL)
+		blk_mq_map_queues(&set->map[HCTX_TYPE_POLL]);
+}
+#endif
+
+static int mqs_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
+			 unsigned int index)
+{
+	struct mqs_hctx *h;
+
+	h = kzalloc_node(sizeof(*h), GFP_KERNEL, hctx->numa_node);
+	if (!h)
+		return -ENOMEM;
+	spin_lock_init(&h->lock);
+	bio_list_init(&h->deferred);
+	INIT_LIST_HEAD(&h->polled);
+	hctx->driver_data = h;
+	return 0;
+}
+
+static void mqs_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int index)
+{
+	struct mqs_hctx *h = hctx->driver_data;
+
+	/* no request is in flight when a context goes away */
+	WARN_ON_ONCE(!bio_list_empty(&h->deferred) ||
+		     !list_empty(&h->polled));
+	kfree(h);
+	hctx->driver_data = NULL;
 }
 
 #ifdef HAVE_TIMEOUT_RESERVED_ARG
@@ -403,5 +758,15 @@ static enum blk_eh_timer_return mqs_timeout(struct request *rq)
 
 const struct blk_mq_ops mqs_mq_ops = {
 	.queue_rq	= mqs_queue_rq,
+	.commit_rqs	= mqs_commit_rqs,
+#ifdef HAVE_MQ_OPS_QUEUE_RQS
+	.queue_rqs	= mqs_queue_rqs,
+#endif
+#if MQS_CAN_POLL
+	.poll		= mqs_poll,
+	.map_queues	= mqs_map_queues,
+#endif
+	.init_hctx	= mqs_init_hctx,
+	.exit_hctx	= mqs_exit_hctx,
 	.timeout	= mqs_timeout,
 };

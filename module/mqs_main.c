@@ -67,6 +67,8 @@ static int mqs_ctl_get_version(void __user *arg)
 		return -EINVAL;
 	v.abi_version = MQSTRIPE_ABI_VERSION;
 	v.features = MQSTRIPE_FEAT_ALL;
+	if (!MQS_CAN_POLL)
+		v.features &= ~MQSTRIPE_FEAT_POLL;
 	memset(v.module_version, 0, sizeof(v.module_version));
 	strscpy(v.module_version, MQSTRIPE_VERSION, sizeof(v.module_version));
 	return mqs_copy_out(arg, &v, sizeof(v));

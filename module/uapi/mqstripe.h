@@ -67,7 +67,11 @@ struct mqstripe_ioctl_hdr {
 #define MQSTRIPE_FEAT_WRITE_ZEROES	(1ULL << 1)
 #define MQSTRIPE_FEAT_FLUSH_FUA		(1ULL << 2)
 #define MQSTRIPE_FEAT_ERROR_MEMBER	(1ULL << 3)
-#define MQSTRIPE_FEAT_ALL		((1ULL << 4) - 1)
+/* polled IO when every member has poll queues (io_poll) */
+#define MQSTRIPE_FEAT_POLL		(1ULL << 4)
+/* REQ_NOWAIT honoured when every member supports it */
+#define MQSTRIPE_FEAT_NOWAIT		(1ULL << 5)
+#define MQSTRIPE_FEAT_ALL		((1ULL << 6) - 1)
 
 /**
  * struct mqstripe_version - MQSTRIPE_IOC_GET_VERSION

@@ -224,6 +224,8 @@ static void print_features(uint64_t features)
 		{ MQSTRIPE_FEAT_WRITE_ZEROES, "write_zeroes" },
 		{ MQSTRIPE_FEAT_FLUSH_FUA, "flush_fua" },
 		{ MQSTRIPE_FEAT_ERROR_MEMBER, "error_member" },
+		{ MQSTRIPE_FEAT_POLL, "poll" },
+		{ MQSTRIPE_FEAT_NOWAIT, "nowait" },
 	};
 	const char *sep = "";
 	size_t i;
