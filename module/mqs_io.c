@@ -708,12 +708,26 @@ static int mqs_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 	return found;
 }
 
-/* CPU n to default context n, and to poll context n when there are some */
+/*
+ * CPU n to default context n, and to poll context n when there are some.
+ * blk_mq_alloc_tag_set() set every map's nr_queues to nr_hw_queues (both
+ * kinds together): each map gets its own share back here, as nvme's
+ * nvme_pci_map_queues() does.
+ */
 static void mqs_map_queues(struct blk_mq_tag_set *set)
 {
-	blk_mq_map_queues(&set->map[HCTX_TYPE_DEFAULT]);
-	if (set->nr_maps > HCTX_TYPE_POLL)
-		blk_mq_map_queues(&set->map[HCTX_TYPE_POLL]);
+	struct blk_mq_queue_map *def = &set->map[HCTX_TYPE_DEFAULT];
+	struct blk_mq_queue_map *poll = &set->map[HCTX_TYPE_POLL];
+
+	def->nr_queues = nr_cpu_ids;
+	def->queue_offset = 0;
+	blk_mq_map_queues(def);
+	if (set->nr_maps <= HCTX_TYPE_POLL)
+		return;
+	set->map[HCTX_TYPE_READ].nr_queues = 0;
+	poll->nr_queues = nr_cpu_ids;
+	poll->queue_offset = nr_cpu_ids;
+	blk_mq_map_queues(poll);
 }
 #endif
 

@@ -315,6 +315,7 @@ MQS_MOUNTS=()	# mount points
 MQS_RESTORE=()	# "file<TAB>value" to write back
 MQS_BG=()	# background pids
 MQS_TRACE=	# tracefs dir whose events to switch off
+MQS_NULLBS=()	# configfs null_blk directories
 MQS_TMP=
 
 mqs_cleanup() {
@@ -348,6 +349,11 @@ mqs_cleanup() {
 	for dev in "${MQS_LOOPS[@]}"; do
 		losetup -d "$dev" 2>/dev/null
 	done
+	for name in "${MQS_NULLBS[@]}"; do
+		echo 0 >"$name/power" 2>/dev/null
+		rmdir "$name" 2>/dev/null || echo "# cleanup: rmdir $name failed"
+	done
+	[ ${#MQS_NULLBS[@]} -gt 0 ] && rmmod null_blk 2>/dev/null
 	mqs_sysfs_restore
 	[ -n "$MQS_TMP" ] && rm -rf "$MQS_TMP"
 }
@@ -467,6 +473,40 @@ mqs_dm_remove() {
 		[ "${MQS_DMS[i]}" = "$name" ] && unset 'MQS_DMS[i]'
 	done
 	MQS_DMS=("${MQS_DMS[@]}")
+}
+
+# mqs_nullb_create NAME ATTR=VALUE...: a configfs null_blk device with
+# these attributes (size in MiB, memory_backed, hw_queue_depth, ...), then
+# power=1.  Sets NULLB_DEV: /dev/NAME on 6.12 (the configfs directory names
+# the disk), /dev/nullbINDEX before.  mqs_cleanup powers it off and removes
+# it.  Returns 1 (after a diagnostic) on failure.
+NULLB_DEV=
+mqs_nullb_create() {
+	local name=$1 cfg=/sys/kernel/config/nullb d kv i idx
+	shift
+	[ -d "$cfg" ] || modprobe null_blk nr_devices=0 2>/dev/null
+	[ -d /sys/kernel/config/nullb ] ||
+		mount -t configfs none /sys/kernel/config 2>/dev/null
+	[ -d "$cfg" ] || { diag "null_blk configfs missing ($cfg)"; return 1; }
+	d=$cfg/$name
+	mkdir "$d" || return 1
+	MQS_NULLBS+=("$d")
+	for kv in "$@" power=1; do
+		if ! echo "${kv#*=}" >"$d/${kv%%=*}"; then
+			diag "null_blk $name: cannot set ${kv%%=*}=${kv#*=}"
+			return 1
+		fi
+	done
+	idx=$(cat "$d/index")
+	for i in $(seq 50); do
+		for NULLB_DEV in "/dev/$name" "/dev/nullb$idx"; do
+			[ -b "$NULLB_DEV" ] && [ -e "/sys/class/block/${NULLB_DEV#/dev/}" ] &&
+				return 0
+		done
+		sleep 0.1
+	done
+	diag "null_blk $name (index $idx): no /dev/$name or /dev/nullb$idx"
+	return 1
 }
 
 # mqs_loop_create FILE: sets LOOP_DEV.

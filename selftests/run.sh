@@ -12,6 +12,8 @@
 #          -> every test
 #   lbs4k: 4 vCPUs, 4 NVMe with 4096-byte blocks, 1 virtio-blk 512/16384
 #          -> test_03_limits (its 4K-block and big-physical-block cases)
+#   poll:  4 vCPUs, 4 NVMe with poll queues (nvme.poll_queues=2), 1
+#          virtio-blk without -> test_31_poll (only there)
 # A test run in several boots counts once per kernel: failed if it failed
 # anywhere, passed if it passed somewhere, else skipped.
 # Prints each kernel's KTAP and ends with one line
@@ -61,14 +63,22 @@ for t in "$SELF"/test_[0-9][0-9]_*.sh; do
 	t=$(basename "$t")
 	ALL+=("${t%.sh}")
 done
-BOOTS=(main lbs4k)
+BOOTS=(main lbs4k poll)
+# tests that run only in their own boot, not in main
+OWN_BOOT=(test_31_poll)
 declare -A BOOT_OPTS BOOT_TESTS BOOT_TIMEOUT
 BOOT_OPTS[main]="--cpus 4 --mem 3072 --nvme 4 --nvme-size 272M --virtio-blk 2:64M:512:4096"
-BOOT_TESTS[main]="${ALL[*]}"
+BOOT_TESTS[main]=
+for t in "${ALL[@]}"; do
+	[[ " ${OWN_BOOT[*]} " == *" $t "* ]] || BOOT_TESTS[main]+="$t "
+done
 BOOT_TIMEOUT[main]=${gtimeout:-2400}
 BOOT_OPTS[lbs4k]="--cpus 4 --mem 1024 --nvme 4 --nvme-size 80M --nvme-lbs 4096 --nvme-pbs 4096 --virtio-blk 1:64M:512:16384"
 BOOT_TESTS[lbs4k]="test_03_limits"
 BOOT_TIMEOUT[lbs4k]=${gtimeout:-600}
+BOOT_OPTS[poll]="--cpus 4 --mem 1536 --nvme 4 --nvme-size 80M --virtio-blk 1:64M:512:512 --append nvme.poll_queues=2"
+BOOT_TESTS[poll]="test_31_poll"
+BOOT_TIMEOUT[poll]=${gtimeout:-600}
 
 # the tests asked for
 selected() {

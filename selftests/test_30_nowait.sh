@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# NOWAIT (REQ_NOWAIT, RWF_NOWAIT, io_uring's inline submission).
+# 1. Members that support NOWAIT: the array does too, and an RWF_NOWAIT
+#    O_DIRECT read returns the right data.
+# 2. One member without NOWAIT (dm-delay has no DM_TARGET_NOWAIT): the array
+#    must not advertise it either: RWF_NOWAIT gets EOPNOTSUPP, plain reads
+#    work.
+# 3. A saturated array (queue depth 1, fio keeping the tag of one CPU's
+#    context busy): RWF_NOWAIT reads from that CPU get EAGAIN instead of
+#    blocking, and never another error or wrong data.
+# 4. Saturated members under an idle array (null_blk members with 2 tags
+#    and 1 ms completions, fio keeping them busy): an RWF_NOWAIT read must
+#    not sleep on a member tag inside the driver; the driver passes
+#    REQ_NOWAIT to the member and requeues the array request when a member
+#    would block (block_rq_requeue on the array), so the read still returns
+#    the right data and never EAGAIN (the array itself has free tags).
+# Catches: NOWAIT advertised over a member without it (EOPNOTSUPP or
+# blocking surprises), REQ_NOWAIT ignored (no requeue: the submitter slept),
+# an AGAIN from a member completion leaking to the caller (io_uring returns
+# it to the application as EAGAIN), wrong data after a requeue.
+
+. "$(dirname "$0")/lib.sh"
+mqs_init
+mqs_require_cmd fio taskset dmsetup
+
+mapfile -t NV < <(nvme_disks)
+[ ${#NV[@]} -ge 4 ] || mqs_skip "needs 4 NVMe namespaces, found ${#NV[@]}"
+[ "$(nproc)" -ge 2 ] || mqs_skip "needs 2 CPUs"
+M=("${NV[@]:0:4}")
+nowait() { "$PYTHON" -S "$MQS_DIR/nowait.py" "$@"; }
+K=1024
+
+# ---- 1. every member supports NOWAIT
+for m in "${M[@]}"; do
+	check_eq "member $(blk_name "$m"): RWF_NOWAIT read works" OK "$(nowait once "$m" 0 4096)"
+done
+mqs_must_create --chunk 64K "${M[@]}"
+DEV=$MQS_DEV
+check_cmd "fill the first 8 MiB" pattern fill "$DEV" 0 8M 7
+check_eq "array: RWF_NOWAIT read of 4K" OK "$(nowait once "$DEV" 4096 4096)"
+check_eq "array: RWF_NOWAIT read of 256K over 4 members" OK "$(nowait once "$DEV" $((32 * K)) $((256 * K)))"
+out=$(nowait loop "$DEV" 2 $((16 * K)) 7 $((8 << 20)))
+diag "idle array, 2 s of 16K RWF_NOWAIT reads: $out"
+check_match "idle array: RWF_NOWAIT reads return the pattern, no error" \
+	'^ok=[1-9][0-9]* eagain=[0-9]+ other=0 bad=0' "$out"
+check_stop "$DEV"
+
+# ---- 2. a member without NOWAIT
+sectors=$(($(blk_bytes "${NV[3]}") / 512))
+mqs_dm_create nwdly "0 $sectors delay ${NV[3]} 0 0" || mqs_die "dm-delay over ${NV[3]}"
+DLY=$DM_DEV
+r=$(nowait once "$DLY" 0 4096)
+if [ "$r" != EOPNOTSUPP ]; then
+	fail "precondition: dm-delay refuses RWF_NOWAIT (EOPNOTSUPP)" \
+		"got $r: this kernel's dm-delay supports NOWAIT; case 2 needs another member without it"
+else
+	pass "precondition: dm-delay $(blk_name "$DLY") refuses RWF_NOWAIT"
+	mqs_must_create --chunk 64K "${NV[0]}" "${NV[1]}" "${NV[2]}" "$DLY"
+	DEV=$MQS_DEV
+	check_eq "array with a non-NOWAIT member: RWF_NOWAIT read gets EOPNOTSUPP" \
+		EOPNOTSUPP "$(nowait once "$DEV" 0 4096)"
+	check_eq "array with a non-NOWAIT member: a plain read works" OK \
+		"$("$PYTHON" -S "$MQS_DIR/pattern.py" rw read "$DEV" 0 $((256 * K)))"
+	check_stop "$DEV"
+fi
+mqs_dm_remove nwdly
+
+# ---- 3. a saturated array: EAGAIN
+mqs_must_create --chunk 64K --queue-depth 1 "${M[@]}"
+DEV=$MQS_DEV
+check_eq "queue depth 1 per context" 1 "$(cat "$MQS_SYS/queue/nr_requests")"
+check_cmd "fill the first 8 MiB" pattern fill "$DEV" 0 8M 7
+taskset -c 1 fio --name=sat --filename="$DEV" --rw=randread --bs=64k --direct=1 \
+	--ioengine=libaio --iodepth=32 --size=8M --time_based --runtime=60 \
+	--output="$MQS_TMP/fio-sat.out" >/dev/null 2>&1 &
+MQS_BG+=($!)
+fiopid=$!
+sleep 2
+out=$(taskset -c 1 "$PYTHON" -S "$MQS_DIR/nowait.py" loop "$DEV" 30 4096 7 $((8 << 20)) --until-eagain)
+diag "RWF_NOWAIT reads on CPU 1 while fio keeps its only tag busy: $out"
+check_match "saturated array: an RWF_NOWAIT read gets EAGAIN, no other error, no bad data" \
+	'^ok=[0-9]+ eagain=[1-9][0-9]* other=0 bad=0' "$out"
+kill "$fiopid" 2>/dev/null
+wait "$fiopid" 2>/dev/null
+check_stop "$DEV"
+
+# ---- 4. saturated members, idle array: requeue, not sleep, not EAGAIN
+NBDEV=()
+for i in 0 1 2 3; do
+	mqs_nullb_create "mqsnw$i" size=64 blocksize=512 memory_backed=1 submit_queues=1 \
+		hw_queue_depth=2 irqmode=2 completion_nsec=1000000 ||
+		mqs_die "null_blk member mqsnw$i (configfs)"
+	NBDEV+=("$NULLB_DEV")
+done
+if mqs_create --chunk 64K "${NBDEV[@]}"; then
+	DEV=$MQS_DEV
+	check_cmd "fill the first 8 MiB" pattern fill "$DEV" 0 8M 9
+	T=$(tracefs_dir) || mqs_die "tracefs available" "cannot mount tracefs"
+	MQS_TRACE=$T
+	echo 0 >"$T/tracing_on"
+	echo >"$T/trace"
+	echo 1 >"$T/events/block/block_rq_requeue/enable"
+	taskset -c 2 fio --name=memsat --filename="$DEV" --rw=randread --bs=4k --direct=1 \
+		--ioengine=libaio --iodepth=64 --size=8M --time_based --runtime=60 \
+		--output="$MQS_TMP/fio-memsat.out" >/dev/null 2>&1 &
+	MQS_BG+=($!)
+	fiopid=$!
+	sleep 2
+	echo 1 >"$T/tracing_on"
+	out=$(taskset -c 1 "$PYTHON" -S "$MQS_DIR/nowait.py" loop "$DEV" 8 4096 9 $((8 << 20)))
+	echo 0 >"$T/tracing_on"
+	kill "$fiopid" 2>/dev/null
+	wait "$fiopid" 2>/dev/null
+	dc=$(blk_devno "$DEV" | tr : ,)
+	nreq=$(grep -c "block_rq_requeue: $dc " "$T/trace")
+	echo 0 >"$T/events/block/block_rq_requeue/enable"
+	diag "RWF_NOWAIT reads with busy members: $out; array requeues: $nreq"
+	check_match "busy members: RWF_NOWAIT reads return the pattern, never EAGAIN or another error" \
+		'^ok=[1-9][0-9]* eagain=0 other=0 bad=0' "$out"
+	check_ge "busy members: the driver requeued NOWAIT requests instead of sleeping" 1 "$nreq"
+	check_cmd "the pattern reads back after the load" pattern check "$DEV" 0 8M 9
+	check_stop "$DEV"
+else
+	fail "create an array over 4 null_blk members"
+fi
+mqs_finish

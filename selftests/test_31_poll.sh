@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Polled IO.  Runs in the "poll" boot of run.sh: NVMe members with poll
+# queues (nvme.poll_queues=2) and one virtio-blk disk without.
+# 1. Every member polls: queue/io_poll reads 1, the array has one poll
+#    context per CPU after its default ones, io_uring IOPOLL (fio hipri=1)
+#    writes and verifies, pvsync2 hipri reads verify.
+# 2. The member bios of polled requests really are polled: a hipri read job
+#    of a known number of IOs raises the members' NVMe interrupt counts by
+#    far less than one per IO (polled queues have no interrupts), while the
+#    same job without hipri raises them by many (the control that shows the
+#    counter measures what we think).
+# 3. One member without poll queues (virtio-blk): io_poll reads 0 and a
+#    hipri job still completes and verifies (never a hang).
+# Catches: io_poll advertised without poll queues, polled array requests
+# whose member bios are not polled (they would complete by interrupt, or
+# hang when nobody polls them), lost or double completions in ->poll().
+
+. "$(dirname "$0")/lib.sh"
+mqs_init
+mqs_require_cmd fio
+
+mapfile -t NV < <(nvme_disks)
+mapfile -t VD < <(virtio_disks)
+[ ${#NV[@]} -ge 4 ] || mqs_skip "needs 4 NVMe namespaces, found ${#NV[@]}"
+[ ${#VD[@]} -ge 1 ] || mqs_skip "needs a virtio-blk disk"
+M=("${NV[@]:0:4}")
+for m in "${M[@]}"; do
+	[ "$(qattr "$m" io_poll)" = 1 ] ||
+		mqs_skip "member $m has no poll queues (io_poll 0): run in the 'poll' boot of selftests/run.sh (nvme.poll_queues=2)"
+done
+check_eq "virtio-blk ${VD[0]} has no poll queues" 0 "$(qattr "${VD[0]}" io_poll)"
+
+# interrupts of the NVMe IO queues (nvmeXqY, Y >= 1), all CPUs
+nvme_irqs() {
+	awk '$NF ~ /^nvme[0-9]+q[1-9][0-9]*$/ {
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) t += $i
+	} END { print t + 0 }' /proc/interrupts
+}
+
+# ---- 1. all members poll
+mqs_must_create --chunk 64K "${M[@]}"
+DEV=$MQS_DEV
+check_eq "array io_poll" 1 "$(qattr "$DEV" io_poll)"
+ncpu=$(nproc --all)
+nctx=$(find "$MQS_SYS/mq" -mindepth 1 -maxdepth 1 -type d | wc -l)
+check_eq "hardware contexts: $ncpu default + $ncpu poll" $((2 * ncpu)) "$nctx"
+
+FIO=(fio --filename="$DEV" --direct=1 --bs=4k --size=16M --group_reporting)
+check_cmd "io_uring hipri randrw write+verify (iodepth 16)" timeout 300 \
+	"${FIO[@]}" --name=uring-hipri --ioengine=io_uring --hipri=1 --iodepth=16 \
+	--rw=randrw --verify=crc32c --do_verify=1 --verify_fatal=1 --bsrange=4k-256k
+check_cmd "io_uring hipri sequential write of 16M with verify" timeout 300 \
+	"${FIO[@]}" --name=seqw --ioengine=io_uring --hipri=1 --iodepth=8 \
+	--rw=write --bs=64k --verify=crc32c --do_verify=0
+check_cmd "pvsync2 hipri reads verify what was written" timeout 300 \
+	"${FIO[@]}" --name=seqw --ioengine=pvsync2 --hipri=1 \
+	--rw=read --bs=64k --verify=crc32c --verify_only=1 --verify_fatal=1
+
+# ---- 2. polled, not interrupt-driven: 4096 4K reads
+nio=4096
+job=(timeout 300 "${FIO[@]}" --rw=randread --ioengine=io_uring --iodepth=8 --randrepeat=1)
+i0=$(nvme_irqs)
+"${job[@]}" --name=hipri --hipri=1 >"$MQS_TMP/hipri.out" 2>&1 ||
+	fail "hipri read job" "$(tail -n 5 "$MQS_TMP/hipri.out")"
+i1=$(nvme_irqs)
+"${job[@]}" --name=irq --hipri=0 >"$MQS_TMP/irq.out" 2>&1 ||
+	fail "interrupt-driven read job" "$(tail -n 5 "$MQS_TMP/irq.out")"
+i2=$(nvme_irqs)
+polled=$((i1 - i0))
+irqd=$((i2 - i1))
+diag "NVMe IO-queue interrupts for $nio 4K reads: hipri $polled, without hipri $irqd"
+check_ge "control: $nio interrupt-driven reads raise at least $((nio / 8)) interrupts" $((nio / 8)) "$irqd"
+check_le "hipri: $nio polled reads raise fewer than $((nio / 16)) interrupts" $((nio / 16 - 1)) "$polled"
+check_stop "$DEV"
+
+# ---- 3. one member without poll queues
+mqs_must_create --chunk 64K "${NV[0]}" "${NV[1]}" "${NV[2]}" "${VD[0]}"
+DEV=$MQS_DEV
+check_eq "array with a virtio-blk member: io_poll" 0 "$(qattr "$DEV" io_poll)"
+nctx=$(find "$MQS_SYS/mq" -mindepth 1 -maxdepth 1 -type d | wc -l)
+check_eq "no poll contexts: $ncpu hardware contexts" "$ncpu" "$nctx"
+# the block layer either clears REQ_POLLED (6.1: the IO completes by
+# interrupt) or refuses the polled bio with EOPNOTSUPP (6.12's
+# blk_mq_submit_bio(): blk_mq_can_poll()); either way, no hang
+timeout 120 fio --filename="$DEV" --direct=1 --size=16M --name=nopoll --ioengine=io_uring \
+	--hipri=1 --iodepth=16 --rw=randrw --bsrange=4k-128k --verify=crc32c \
+	--do_verify=1 --verify_fatal=1 >"$MQS_TMP/nopoll.out" 2>&1
+rc=$?
+errs=$(grep -o 'io_u error on file [^:]*: [^:]*' "$MQS_TMP/nopoll.out" | sed 's/.*: //' | sort -u)
+if [ $rc -eq 0 ]; then
+	pass "hipri randrw verify without poll queues: completed normally"
+elif [ $rc -ne 124 ] && [ "$errs" = "Operation not supported" ]; then
+	pass "hipri randrw without poll queues: refused with EOPNOTSUPP by the block layer"
+else
+	fail "hipri randrw without poll queues: completes or is refused (EOPNOTSUPP), no hang" \
+		"fio exit $rc (124: timed out); errors: ${errs:-none}" "$(tail -n 5 "$MQS_TMP/nopoll.out")"
+fi
+check_cmd "the same array: io_uring randrw verify without hipri" timeout 120 \
+	fio --filename="$DEV" --direct=1 --size=16M --name=nopoll2 --ioengine=io_uring \
+	--iodepth=16 --rw=randrw --bsrange=4k-128k --verify=crc32c \
+	--do_verify=1 --verify_fatal=1
+check_stop "$DEV"
+mqs_finish
