@@ -142,7 +142,7 @@ start=$SECONDS
 sc create --uuid 01234567-89AB-cdef-0123-456789abcdef --data-offset 2M \
 	--queue-depth 64 "$L3" "$L4"
 check "create without udev prints /dev/mqstripe1" eval 'rc_is 0 && stdout_is /dev/mqstripe1 && no_err'
-check "create without udev waited at most ~5 s" [ $((SECONDS - start)) -le 7 ]
+check "create without udev waited at most ~5 s" [ $((SECONDS - start)) -le 20 ]  # 5 s wait; slack for a loaded host
 check "create without udev made the node 60:1" \
 	eval '[ -b "$R/dev/mqstripe1" ] && [ "$(stat -c %t:%T "$R/dev/mqstripe1")" = 3c:1 ]'
 
@@ -205,7 +205,7 @@ FAKE_MQS_BUSY=3 sc stop db
 check "stop retries EBUSY (udev probe) and succeeds" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && no_err'
 FAKE_MQS_BUSY=always sc stop mqstripe1
 check "stop of an array in use" eval "rc_is 1 && err_is '^stripectl: /dev/mqstripe1: device is in use \(mounted or open\): unmount it first'"
-check "stop gives up after ~5 s" [ $((SECONDS - start)) -le 8 ]
+check "stop gives up after ~5 s" [ $((SECONDS - start)) -le 20 ]  # 5 s wait; slack for a loaded host
 sc stop /dev/mqstripe1
 check "stop without udev removes the node it made" eval 'rc_is 0 && [ ! -e "$R/dev/mqstripe1" ]'
 sc stop mqstripe1
