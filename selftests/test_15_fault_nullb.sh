@@ -21,7 +21,7 @@ mqs_init
 mqs_require_cmd fio
 trap fault_cleanup EXIT
 
-why=$(nullb_ready) || mqs_skip "$why"
+nbwhy=$(nullb_ready) || mqs_skip "$nbwhy"
 nullb_has badblocks || mqs_skip "null_blk has no badblocks attribute ($(cat "$NULLB_CFG/features"))"
 
 MB=48
