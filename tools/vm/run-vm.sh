@@ -347,6 +347,13 @@ fi
 cmdline="console=ttyS0,115200 loglevel=5 panic=-1 watchdog_thresh=60"
 cmdline+=" rcupdate.rcu_cpu_stall_timeout=300 mitigations=off random.trust_cpu=on"
 cmdline+=" 8250.nr_uarts=1 i8042.noaux i8042.nomux i8042.nopnp tsc=reliable no_timer_check"
+# Time from the HPET, not the TSC: on a loaded host the guest calibrates the
+# TSC against the emulated PIT and gets it wrong ("tsc: PIT calibration
+# deviates from HPET: 42858 2593993 ... Using PIT calibration value"), and
+# its clock then ran 2-20x fast: "sleep 20" took 107 guest seconds, and the
+# guest-side test timeouts fired early.  The HPET is emulated from the host
+# clock: slower to read, always right.
+cmdline+=" clocksource=hpet"
 cmdline+=" rdinit=/init$append"
 
 # --- accelerator ---
