@@ -4,7 +4,9 @@
 #
 #   make                   stripectl and the module for the running kernel
 #   make KDIR=<build dir>  the module for another installed kernel
-#   make check             unit tests, then the VM selftests on 6.1 and 6.12
+#   make check             unit tests, then the VM selftests on 6.1, 6.12 and
+#                          the debug kernel (when present)
+#   make debug-kernel      build the debug kernel (40 min; see tools/vm/)
 #   make demo              a guest with 4 NVMe drives: create, mkfs.xfs, fio
 #   make clean
 
@@ -25,10 +27,14 @@ endif
 
 # Kernels the VM tests boot: Debian's 6.1 and 6.12 (see tools/vm/).
 VM_KERNELS ?= $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.1.*-amd64/build /lib/modules/6.12.*-amd64/build)))
-DEBUG_KERNEL ?= $(abspath ../shared/debug-kernel)
+# The debug kernel (KASAN, lockdep, kmemleak, ...): $(MQS_DEBUG_KERNEL), else
+# ../shared/debug-kernel, else build/debug-kernel (make debug-kernel builds it).
+ifeq ($(origin DEBUG_KERNEL),undefined)
+  DEBUG_KERNEL := $(abspath $(shell bash -c '. tools/vm/common.sh && mqs_debug_kernel_dir'))
+endif
 MODULE_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h module/uapi/*.h module/probes/*.c) module/probe.sh
 
-.PHONY: debug-module all deps module module-clean stripectl vm-modules check unit-check \
+.PHONY: debug-module debug-kernel all deps module module-clean stripectl vm-modules check unit-check \
 	demo clean
 
 all: stripectl module
@@ -62,9 +68,18 @@ build/%/mqstripe.ko: $(MODULE_SRC)
 
 vm-modules: $(foreach k,$(VM_KERNELS),build/$(k)/mqstripe.ko)
 
-# The debug kernel of ../shared/debug-kernel (uname -r 6.12.117), when present.
-DEBUG_RELEASE := 6.12.117
+# The module for the debug kernel, when present (uname -r 6.12.117).
+DEBUG_RELEASE := $(or $(shell cat $(DEBUG_KERNEL)/build/include/config/kernel.release 2>/dev/null),6.12.117)
 debug-module: build/$(DEBUG_RELEASE)/mqstripe.ko
+
+# Build the debug kernel from Debian's linux-source-6.12 into
+# $(MQS_DEBUG_KERNEL) or build/debug-kernel (about 40 min on 2 cores; cached:
+# nothing to do when it is complete and built from tools/vm/debug.config).
+# make check never builds it: it runs the debug suite when a debug kernel
+# is present and says it is skipped otherwise.
+debug-kernel:
+	sh tools/deps.sh debug-kernel
+	bash tools/vm/build-debug-kernel.sh $(if $(MQS_DEBUG_KERNEL),$(MQS_DEBUG_KERNEL),build/debug-kernel)
 
 unit-check:
 	$(MAKE) -C tools/tests check
@@ -74,6 +89,8 @@ deps:
 
 check: deps
 	$(MAKE) stripectl vm-modules
+	@if [ -r $(DEBUG_KERNEL)/bzImage ]; then $(MAKE) debug-module; \
+	else echo "make: no debug kernel in $(DEBUG_KERNEL): its suite is skipped (make debug-kernel builds one)"; fi
 	sh tools/check.sh
 
 demo: deps

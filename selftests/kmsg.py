@@ -5,8 +5,18 @@
   kmsg.py mark TEXT   write TEXT to /dev/kmsg, print the record's sequence
   kmsg.py since SEQ   print the messages logged after record SEQ
   kmsg.py scan SEQ    print the bad lines logged after SEQ (WARNING, BUG,
-                      Oops, hung tasks, RCU stalls, UBSAN, KASAN, leaks);
-                      exit 1 if there is any
+                      Oops, hung tasks, RCU stalls, UBSAN, KASAN, lockdep,
+                      sleeping in atomic context, leaks); exit 1 if any
+  kmsg.py jiffies     print the kernel's jiffies (from /proc/timer_list)
+  kmsg.py leaks JIFFIES [FILE [JIFFIES=NAME...]]
+                      print the kmemleak reports of FILE (default
+                      /sys/kernel/debug/kmemleak; write "scan" to it first,
+                      twice: kmemleak reports an object only once it has
+                      seen it unchanged in two scans) for objects allocated
+                      at or after JIFFIES or whose report mentions mqstripe,
+                      each with the NAME (a test) whose JIFFIES (its start)
+                      came last before the allocation, then a summary line
+                      "leaked: NAME xN, ..."; exit 1 if there is any
 
 /dev/kmsg hands out one record per read() with its sequence number, so a
 mark stays findable even when the ring buffer wraps (EPIPE: skipped).
@@ -17,13 +27,27 @@ import re
 import sys
 
 # Case-insensitive "bug"/"leak" would also catch harmless words; the
-# upper-case forms are what the kernel prints for real reports.
-CASE_SENSITIVE = re.compile(r"\bBUG\b|Oops|UBSAN:|KASAN|WARNING:")
+# upper-case forms are what the kernel prints for real reports.  Most
+# lockdep and might_sleep reports start with "WARNING:" or "BUG:", but
+# their own words are listed too, so that a report whose first line
+# differs (another kernel's wording, a prefix) is still caught.
+CASE_SENSITIVE = re.compile(r"\bBUG\b|Oops|UBSAN:|KASAN|KFENCE|WARNING:")
 INSENSITIVE = re.compile(
     r"INFO: task .* blocked for more than|rcu.*stall|kmemleak|\bleak"
     r"|unreferenced object|soft lockup|hard lockup"
     r"|general protection fault|kernel panic|list_(add|del) corruption"
-    r"|refcount_t:|stack-protector", re.IGNORECASE)
+    r"|refcount_t:|stack-protector"
+    # lockdep
+    r"|possible circular locking|inconsistent lock state"
+    r"|possible recursive locking|possible irq lock inversion"
+    r"|suspicious RCU usage|bad unlock balance|held lock freed"
+    r"|lock held when returning to user space|invalid wait context"
+    r"|DEBUG_LOCKS_WARN_ON|lockdep is turned off"
+    r"|Disabling lock debugging"
+    # might_sleep and friends
+    r"|sleeping function called from invalid context"
+    r"|scheduling while atomic|rcu_sched kthread starved"
+    r"|rcu_preempt kthread starved", re.IGNORECASE)
 
 
 def records():
@@ -59,7 +83,84 @@ def bad(msg):
     return bool(CASE_SENSITIVE.search(msg) or INSENSITIVE.search(msg))
 
 
+def jiffies():
+    """The kernel's jiffies now (/proc/timer_list prints them)."""
+    with open("/proc/timer_list") as f:
+        for line in f:
+            if line.startswith("jiffies: "):
+                return int(line.split()[1])
+    raise RuntimeError("no jiffies in /proc/timer_list")
+
+
+LEAK_HEAD = re.compile(r"^unreferenced object (0x[0-9a-f]+) \(size (\d+)\):")
+LEAK_COMM = re.compile(r'^\s+comm "(.*)", pid (\d+), jiffies (\d+)')
+
+
+def leak_reports(text):
+    """Split kmemleak's report into (jiffies or None, lines) per object."""
+    reports = []
+    for line in text.splitlines():
+        if LEAK_HEAD.match(line):
+            reports.append([None, [line]])
+        elif reports:
+            reports[-1][1].append(line)
+            m = LEAK_COMM.match(line)
+            if m and reports[-1][0] is None:
+                reports[-1][0] = int(m.group(3))
+    return [(j, lines) for j, lines in reports]
+
+
+def ours(report, since):
+    """A leak of the run: allocated at or after SINCE (jiffies), or by
+    mqstripe (the report names the module while it is loaded; after rmmod
+    its frames are bare addresses, hence the allocation time)."""
+    j, lines = report
+    if any("mqstripe" in line for line in lines):
+        return True
+    return j is None or j >= since
+
+
+def during(j, marks):
+    """The name of the last mark (jiffies, name) at or before jiffies J."""
+    name = None
+    for mj, mname in sorted(marks):
+        if j is not None and mj <= j:
+            name = mname
+    return name or "before the first test"
+
+
+def leaks(since, path, marks=()):
+    with open(path, errors="replace") as f:
+        reports = leak_reports(f.read())
+    found = [r for r in reports if ours(r, since)]
+    count = {}
+    for j, lines in found:
+        name = during(j, marks)
+        count[name] = count.get(name, 0) + 1
+        when = "?" if j is None else "%+.1f s" % ((j - since) / HZ)
+        print("%s [allocated %s after the start, during %s]" % (lines[0], when, name))
+        for line in lines[1:]:
+            print(line)
+    if len(reports) > len(found):
+        print("(and %d older objects, allocated before the start: not counted)"
+              % (len(reports) - len(found)))
+    if found:
+        print("leaked: " + ", ".join("%s x%d" % (n, c) for n, c in count.items()))
+    return 1 if found else 0
+
+
+# CONFIG_HZ of the debug kernel: only used to print ages
+HZ = 1000
+
+
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "jiffies":
+        print(jiffies())
+        return 0
+    if len(sys.argv) >= 3 and sys.argv[1] == "leaks":
+        path = sys.argv[3] if len(sys.argv) >= 4 else "/sys/kernel/debug/kmemleak"
+        marks = [(int(m.split("=", 1)[0]), m.split("=", 1)[1]) for m in sys.argv[4:]]
+        return leaks(int(sys.argv[2]), path, marks)
     if len(sys.argv) != 3 or sys.argv[1] not in ("mark", "since", "scan"):
         sys.stderr.write(__doc__)
         return 2

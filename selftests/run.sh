@@ -20,7 +20,10 @@
 # "N passed, N failed, N skipped"; exit 1 on any failure.
 # Console logs: selftests/output/<kernel>/<boot>.log.
 #   -j N        run up to N guests at once (default 1; the host has few cores)
-#   --timeout   guest timeout per boot in seconds (default 2400 main, 600 lbs4k)
+#   --timeout   guest timeout per boot in seconds (default 2400 main, 600 lbs4k;
+#               on the debug kernel these and the per-test timeouts are
+#               multiplied by MQS_DEBUG_SLOWDOWN, default 3: KASAN, lockdep
+#               and kmemleak make everything several times slower)
 #   --env N=V   export N=V in the guests (e.g. STRIPECTL=..., MQS_TIMEOUT=...)
 #   TEST...     only these tests (test_05_fio_verify, test_05 or 05)
 
@@ -109,10 +112,16 @@ run_boot() {
 	[ ${#tests[@]} -gt 0 ] || return 0
 	mkdir -p "$OUT/$k"
 	log=$OUT/$k/$b.log
+	local scale=1 btimeout=${BOOT_TIMEOUT[$b]}
+	if [ "$k" = debug ]; then
+		scale=${MQS_DEBUG_SLOWDOWN:-3}
+		[ -n "$gtimeout" ] || btimeout=$((btimeout * scale))
+	fi
 	start=$(date +%s)
 	# shellcheck disable=SC2086	# BOOT_OPTS is a word list
-	(cd "$REPO" && "$RUNVM" --kernel "$k" ${BOOT_OPTS[$b]} --timeout "${BOOT_TIMEOUT[$b]}" \
-		"${envs[@]}" -- selftests/run_guest.sh "${tests[@]}") </dev/null >"$log" 2>&1
+	(cd "$REPO" && "$RUNVM" --kernel "$k" ${BOOT_OPTS[$b]} --timeout "$btimeout" \
+		--env MQS_TIMEOUT_SCALE="$scale" "${envs[@]}" -- \
+		selftests/run_guest.sh "${tests[@]}") </dev/null >"$log" 2>&1
 	rc=$?
 	echo "$rc $(($(date +%s) - start))" >"$OUT/$k/$b.status"
 	tr -d '\r' <"$log" | grep -E '^(not )?ok [0-9]+ selftests: mqstripe: ' |
@@ -138,6 +147,7 @@ tf=0
 ts=0
 for k in "${kernels[@]}"; do
 	declare -A res=() why=()
+	extra=()
 	boots_txt=""
 	for b in "${BOOTS[@]}"; do
 		log=$OUT/$k/$b.log
@@ -168,12 +178,28 @@ for k in "${kernels[@]}"; do
 				fi
 			fi
 		done
+		# a kernel with kmemleak: the guest's whole-run scan after rmmod
+		# is one more result per boot
+		if tr -d '\r' <"$log" | grep -q '^# kmemleak: a scan after each test'; then
+			t="kmemleak_final_scan ($b boot)"
+			extra+=("$t")
+			line=$(tr -d '\r' <"$log" | grep -E "^(not )?ok [0-9]+ selftests: mqstripe: kmemleak_final_scan( |$)" | tail -n 1)
+			if [ -z "$line" ]; then
+				res[$t]=fail
+				why[$t]="no result from boot $b (guest exit $rc: 124 timeout, 125 crash)"
+			elif [[ $line == "not ok"* ]]; then
+				res[$t]=fail
+				why[$t]="${line#*# }"
+			else
+				res[$t]=pass
+			fi
+		fi
 	done
 	echo "TAP version 13"
 	echo "# kernel $k: ${boots_txt}logs in $OUT/$k/"
-	echo "1..${#TESTS[@]}"
+	echo "1..$((${#TESTS[@]} + ${#extra[@]}))"
 	i=0
-	for t in "${TESTS[@]}"; do
+	for t in "${TESTS[@]}" "${extra[@]}"; do
 		i=$((i + 1))
 		case ${res[$t]:-fail} in
 		pass) echo "ok $i $k: $t"; tp=$((tp + 1)) ;;
@@ -181,7 +207,7 @@ for k in "${kernels[@]}"; do
 		*) echo "not ok $i $k: $t # ${why[$t]:-not run}"; tf=$((tf + 1)) ;;
 		esac
 	done
-	unset res why
+	unset res why extra
 done
 echo "# total time $(($(date +%s) - start_all)) s"
 echo "$tp passed, $tf failed, $ts skipped"

@@ -7,10 +7,17 @@
 # test_03_limits or 03; default: all) in order and prints KTAP, one line per
 # test, each test's own output indented with "# ".  A test gets the
 # per-test timeout of ./settings (timeout=, kselftest style; MQS_TIMEOUT
-# overrides); a test that exceeds it is killed and fails.  After each test
+# overrides; times MQS_TIMEOUT_SCALE, which run.sh sets to 3 on the debug
+# kernel); a test that exceeds it is killed and fails.  After each test
 # the kernel log written since the test started is scanned (WARNING, BUG,
-# Oops, hung tasks, RCU stalls, UBSAN, KASAN, leaks): any hit fails it, and
-# so do arrays or dm devices it left behind (they are removed).
+# Oops, hung tasks, RCU stalls, UBSAN, KASAN, lockdep, leaks): any hit fails
+# it, and so do arrays or dm devices it left behind (they are removed).
+# On a kernel with kmemleak (the debug kernel), after the last test the
+# module is unloaded and kmemleak scans the whole run, reported as one more
+# result, kmemleak_final_scan: an unreferenced object fails it when it was
+# allocated after the module was first loaded or when its report names
+# mqstripe; the reason names the tests during which they were allocated
+# (see kmsg.py leaks).
 # Ends with "# totals: pass:N fail:N skip:N"; exit 1 if any test failed.
 
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +27,8 @@
 {
 timeout_s=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$MQS_DIR/settings" 2>/dev/null)
 timeout_s=${MQS_TIMEOUT:-${timeout_s:-300}}
+# run.sh: x3 on the debug kernel
+timeout_s=$((timeout_s * ${MQS_TIMEOUT_SCALE:-1}))
 
 tests=()
 if [ $# -eq 0 ]; then
@@ -44,8 +53,13 @@ else
 	done
 fi
 
+kmemleak=/sys/kernel/debug/kmemleak
+[ -e "$kmemleak" ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+final_scan=0
+[ "${MQS_GUEST:-0}" = 1 ] && [ -w "$kmemleak" ] && final_scan=1
+
 ktap_header
-ktap_plan ${#tests[@]}
+ktap_plan $((${#tests[@]} + final_scan))
 if [ "${MQS_GUEST:-0}" != 1 ]; then
 	i=0
 	for t in "${tests[@]}"; do
@@ -62,15 +76,34 @@ sysctl -q kernel.hung_task_timeout_secs=240 2>/dev/null
 diag "kernel $(uname -r), $(nproc) CPUs, timeout ${timeout_s}s per test"
 diag "NVMe: $(nvme_disks | tr '\n' ' ') virtio: $(virtio_disks | tr '\n' ' ')"
 
+kmsg() { "$PYTHON" -S "$MQS_DIR/kmsg.py" "$@"; }
+# kmemleak: objects allocated from here on are the run's (the jiffies of the
+# start; boot's own reports come before and do not count).  One scan after
+# all the tests, not one per test: kmemleak reports an object only when two
+# scans in a row found it unreferenced and unchanged, and at least 5 s old,
+# so a test's leak would only show in the next test's scan, and two scans
+# per test cost minutes under TCG.  Each test's start is recorded instead,
+# and the final scan names the test during which each leaked object was
+# allocated.
+leak_marks=()
+if [ $final_scan = 1 ]; then
+	diag "kmemleak: a scan after the tests, after rmmod (kmemleak_final_scan)"
+	run_jiffies=$(kmsg jiffies)
+fi
+# lockdep: on when debug_locks is 1; any report (or a taint that makes it
+# unreliable, e.g. KASAN) turns it off for the rest of the boot
+lockdep_on() { grep -Eq '^ *debug_locks: *1$' /proc/lockdep_stats 2>/dev/null; }
+if [ -r /proc/lockdep_stats ] && ! lockdep_on; then
+	diag "WARNING: lockdep is already off (taint $(cat /proc/sys/kernel/tainted)): no lock checking in this run"
+fi
+
 mod_ok=1
 modmsg=
 if ! modmsg=$(mqs_load_module 2>&1); then
 	mod_ok=0
 	diag "cannot load $MQS_MODULE: $modmsg"
 fi
-kmemleak=/sys/kernel/debug/kmemleak
-[ -e "$kmemleak" ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
-[ -w "$kmemleak" ] && echo clear >"$kmemleak" 2>/dev/null
+
 
 # remove what a killed test may have left: mounts on arrays, arrays, dm
 leftovers() {
@@ -125,7 +158,10 @@ for t in "${tests[@]}"; do
 		continue
 	fi
 	mqs_load_module >/dev/null 2>&1 || diag "module reload failed before $t"
+	lockdep_was_on=0
+	lockdep_on && lockdep_was_on=1
 	mark=$(klog_mark "start $t")
+	[ $final_scan = 0 ] || leak_marks+=("$(kmsg jiffies)=$t")
 	start=$(date +%s)
 	fifo=$(mktemp -u /tmp/mqs-fifo.XXXXXX)
 	mkfifo "$fifo"
@@ -174,7 +210,8 @@ for t in "${tests[@]}"; do
 	kill "$sedpid" 2>/dev/null
 	wait "$sedpid" 2>/dev/null
 	rm -f "$fifo"
-	took=$(($(date +%s) - start))
+	ended=$(date +%s)
+	took=$((ended - start))
 
 	reasons=()
 	if [ $timed_out = 1 ] && [ -n "$oops_at" ]; then
@@ -193,15 +230,8 @@ for t in "${tests[@]}"; do
 		diag "$klog"
 		reasons+=("kernel log has warnings")
 	fi
-	if [ -w "$kmemleak" ]; then
-		echo scan >"$kmemleak" 2>/dev/null
-		leaks=$(grep -A 30 'unreferenced object' "$kmemleak" 2>/dev/null)
-		if grep -q mqstripe <<<"$leaks"; then
-			diag "kmemleak:"
-			diag "$leaks"
-			reasons+=("kmemleak reports mqstripe objects")
-		fi
-		echo clear >"$kmemleak" 2>/dev/null
+	if [ $lockdep_was_on = 1 ] && ! lockdep_on; then
+		reasons+=("lockdep turned itself off during the test")
 	fi
 	if died; then
 		died_in=$t
@@ -229,6 +259,46 @@ for t in "${tests[@]}"; do
 		;;
 	esac
 done
+
+# The whole run: unload the module (what it did not free on exit is no
+# longer referenced from its data), then one more scan.  Objects allocated
+# before the module was first loaded (boot; the debug kernel's known
+# early-boot reports) do not count, unless they name mqstripe.
+if [ $final_scan = 1 ]; then
+	i=$((i + 1))
+	name="selftests: mqstripe: kmemleak_final_scan"
+	echo "# $name"
+	reasons=()
+	if [ -n "$died_in" ]; then
+		reasons+=("not run: the kernel oopsed in $died_in")
+	else
+		left=$(leftovers)
+		[ -z "$left" ] || reasons+=("left behind: $left")
+		if mqs_module_loaded && ! rmmod mqstripe 2>/dev/null; then
+			reasons+=("rmmod mqstripe failed after the tests: $(cat /sys/module/mqstripe/refcnt 2>/dev/null) references")
+		fi
+		# at least 5 s old, and unchanged over two scans
+		sleep 6
+		t0=$(date +%s)
+		echo scan >"$kmemleak"
+		echo scan >"$kmemleak"
+		diag "kmemleak: two scans in $(($(date +%s) - t0)) s"
+		if ! leaks=$(kmsg leaks "$run_jiffies" "$kmemleak" "${leak_marks[@]}"); then
+			diag "kmemleak: unreferenced objects of the run:"
+			diag "$leaks"
+			reasons+=("kmemleak: $(tail -n 1 <<<"$leaks")")
+		else
+			diag "kmemleak: no unreferenced object of the run ${leaks:+($leaks)}"
+		fi
+	fi
+	if [ ${#reasons[@]} -gt 0 ]; then
+		ktap_not_ok $i "$name # $(IFS=';'; echo "${reasons[*]}")"
+		nfail=$((nfail + 1))
+	else
+		ktap_ok $i "$name"
+		npass=$((npass + 1))
+	fi
+fi
 echo "# totals: pass:$npass fail:$nfail skip:$nskip"
 [ $nfail -eq 0 ]
 exit

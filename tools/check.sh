@@ -5,16 +5,22 @@
 # Prints every suite's output and ends with one line
 # "N passed, N failed, N skipped" summed over all of them.
 #
-# Env: CHECK_KERNELS (default "6.1 6.12"; add "debug" for the debug kernel).
+# Env: CHECK_KERNELS (default "6.1 6.12 debug").  "debug" is the debug
+# kernel (KASAN, lockdep, kmemleak; tools/vm/README.md): $MQS_DEBUG_KERNEL,
+# ../shared/debug-kernel or build/debug-kernel.  Without one its suites
+# are reported skipped (make debug-kernel builds one, about 40 min).
+# CHECK_DEBUG_SUITES (default "selftests persist") chooses what runs on it.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-kernels=${CHECK_KERNELS:-6.1 6.12}
+kernels=${CHECK_KERNELS:-6.1 6.12 debug}
+debug_suites=${CHECK_DEBUG_SUITES:-selftests persist}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 pass=0 fail=0 skip=0 rc=0
+check_t0=$(date +%s)
 add_counts() {
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
@@ -29,32 +35,62 @@ add_counts() {
 	skip=$((skip + $5))
 }
 
+# suite NAME COMMAND...: run one suite, show its output and time, add its
+# counts
+suite() {
+	name=$1
+	shift
+	t0=$(date +%s)
+	"$@" >"$log" 2>&1 || rc=1
+	sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
+	echo "-- $name: $(($(date +%s) - t0)) s"
+	add_counts "$name"
+}
+
 echo "== unit tests (host)"
-make -s -C tools/tests check >"$log" 2>&1 || rc=1
-sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
-add_counts "unit tests"
+suite "unit tests" make -s -C tools/tests check
 
 echo "== packaging: install, man page, DKMS and .deb (host and guests)"
-make -s pkg-check >"$log" 2>&1 || rc=1
-sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
-add_counts "package tests"
+suite "package tests" make -s pkg-check
 
 echo "== benchmark harness smoke test (make bench QUICK=1 on one kernel; no speed asserted)"
-sh tools/bench/smoke.sh >"$log" 2>&1 || rc=1
-sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
-add_counts "bench smoke"
+suite "bench smoke" sh tools/bench/smoke.sh
 
 for k in $kernels; do
-	echo "== selftests on kernel $k (QEMU guest)"
-	bash selftests/run.sh --kernel "$k" >"$log" 2>&1 || rc=1
-	sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
-	add_counts "selftests on $k"
-	echo "== persistence tests on kernel $k (QEMU guests)"
-	bash selftests/persist/run.sh --kernel "$k" >"$log" 2>&1 || rc=1
-	sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
-	add_counts "persistence tests on $k"
+	what=$k
+	if [ "$k" = debug ]; then
+		dbg=$(bash -c '. tools/vm/common.sh && mqs_debug_kernel_dir')
+		if [ ! -r "$dbg/bzImage" ]; then
+			echo "== debug kernel (KASAN, lockdep, kmemleak): skipped: no debug kernel in $dbg (make debug-kernel builds one, about 40 min on 2 cores)"
+			skip=$((skip + 1))
+			continue
+		fi
+		what="debug ($dbg: KASAN, lockdep, kmemleak)"
+	fi
+	for s in selftests persist; do
+		if [ "$k" = debug ]; then
+			case " $debug_suites " in
+			*" $s "*) ;;
+			*)
+				echo "== $s on kernel $what: not run (CHECK_DEBUG_SUITES=\"$debug_suites\")"
+				continue
+				;;
+			esac
+		fi
+		case $s in
+		selftests)
+			echo "== selftests on kernel $what (QEMU guest)"
+			suite "selftests on $k" bash selftests/run.sh --kernel "$k"
+			;;
+		persist)
+			echo "== persistence tests on kernel $what (QEMU guests)"
+			suite "persistence tests on $k" bash selftests/persist/run.sh --kernel "$k"
+			;;
+		esac
+	done
 done
 
 [ "$fail" -eq 0 ] || rc=1
+echo "-- make check: $(($(date +%s) - check_t0)) s in all"
 echo "$pass passed, $fail failed, $skip skipped"
 exit "$rc"

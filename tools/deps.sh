@@ -3,6 +3,9 @@
 #
 # Install the Debian 12 packages the build, the VM test bed and the tests
 # need.  Idempotent: does nothing when they are all installed.
+#   deps.sh                the build and the tests (make check)
+#   deps.sh debug-kernel   also what building the debug kernel needs
+#                          (tools/vm/build-debug-kernel.sh: make debug-kernel)
 set -eu
 
 pkgs="make gcc libc6-dev pkg-config kmod cpio bc flex bison libelf-dev
@@ -13,6 +16,11 @@ qemu-system-x86 qemu-utils busybox-static
 fio xfsprogs e2fsprogs util-linux dmsetup mdadm udev python3
 dkms dh-dkms debhelper dpkg-dev lintian openssl xz-utils man-db groff-base
 bsdextrautils gnuplot-nox"
+case ${1:-} in
+'') ;;
+debug-kernel) pkgs="$pkgs linux-source-6.12 libssl-dev" ;;
+*) echo "usage: deps.sh [debug-kernel]" >&2; exit 2 ;;
+esac
 
 missing=
 for p in $pkgs; do

@@ -14,9 +14,18 @@ mqs_warn() {
 	printf '%s: %s\n' "${MQS_PROG:-run-vm}" "$*" >&2
 }
 
-# Directory of the debug kernel (bzImage, modules/, build/).
+# Directory of the debug kernel (bzImage, modules/, build/): $MQS_DEBUG_KERNEL
+# when set, else the shared one (<repo>/../shared/debug-kernel) when it has a
+# bzImage, else the one tools/vm/build-debug-kernel.sh builds
+# (<repo>/build/debug-kernel).
 mqs_debug_kernel_dir() {
-	printf '%s\n' "${MQS_DEBUG_KERNEL:-$MQS_REPO/../shared/debug-kernel}"
+	if [ -n "${MQS_DEBUG_KERNEL:-}" ]; then
+		printf '%s\n' "$MQS_DEBUG_KERNEL"
+	elif [ -r "$MQS_REPO/../shared/debug-kernel/bzImage" ]; then
+		printf '%s\n' "$MQS_REPO/../shared/debug-kernel"
+	else
+		printf '%s\n' "$MQS_REPO/build/debug-kernel"
+	fi
 }
 
 # Cache directory for initramfs images.

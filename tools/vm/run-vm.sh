@@ -45,7 +45,8 @@ words are kept as given.
 Exit status: COMMAND's; 124 guest timed out; 125 guest died without an exit
 status (panic/crash) or qemu failed; 2 usage error; 130 interrupted.
 Environment: KVER, MQS_ACCEL, MQS_VM_CACHE (default <repo>/build/vm), MQS_BOOT_RETRIES,
-MQS_DEBUG_KERNEL (default <repo>/../shared/debug-kernel), MQS_QEMU, MQS_CPU.
+MQS_LOCKDEP_RETRIES, MQS_DEBUG_KERNEL (default <repo>/../shared/debug-kernel, else
+<repo>/build/debug-kernel), MQS_QEMU, MQS_CPU.
 EOF
 	exit "${1:-0}"
 }
@@ -443,13 +444,30 @@ boot_once() {
 
 # A guest that dies before COMMAND starts (no "started" file in the job share)
 # is a boot failure, not a test result: boot again, MQS_BOOT_RETRIES times.
+# A debug-kernel boot whose lockdep was turned off before COMMAND (an
+# early-boot report tainted the kernel; guest-init.sh says so and powers
+# off) is booted again up to MQS_LOCKDEP_RETRIES times (default 3); the
+# last one runs COMMAND anyway, with a warning on the console.
 retries=${MQS_BOOT_RETRIES:-1}
 is_uint "$retries" || retries=1
+ld_retries=${MQS_LOCKDEP_RETRIES:-3}
+is_uint "$ld_retries" || ld_retries=3
 start=$(date +%s)
 attempt=0
+ld_attempt=0
 while :; do
-	rm -f "$tmp/marker" "$tmp/job/status" "$tmp/job/started"
-	boot_once "$tmp/console.$attempt.log"
+	rm -f "$tmp/marker" "$tmp/job/status" "$tmp/job/started" "$tmp/job/lockdep-off"
+	if [ "$ld_attempt" -lt "$ld_retries" ]; then
+		: >"$tmp/job/lockdep-retry"
+	else
+		rm -f "$tmp/job/lockdep-retry"
+	fi
+	boot_once "$tmp/console.$((attempt + ld_attempt)).log"
+	if [ -e "$tmp/job/lockdep-off" ] && [ ! -e "$tmp/job/started" ]; then
+		ld_attempt=$((ld_attempt + 1))
+		mqs_warn "lockdep was turned off during boot (see the console: an early report); booting again ($ld_attempt/$ld_retries)"
+		continue
+	fi
 	if [ "$qrc" = 0 ] && [ ! -s "$tmp/marker" ] && [ ! -e "$tmp/job/status" ] &&
 		[ ! -e "$tmp/job/started" ] && [ "$attempt" -lt "$retries" ]; then
 		attempt=$((attempt + 1))
