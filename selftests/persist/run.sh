@@ -17,7 +17,9 @@
 # A test of a boot that did not run counts as failed.  Prints each
 # kernel's KTAP and ends with one line "N passed, N failed, N skipped";
 # exit 1 on any failure.  Console logs: selftests/persist/output/<kernel>/.
-#   --timeout SEC   guest timeout per boot (default 900)
+#   --timeout SEC   guest timeout per boot (default 900; on the debug kernel
+#                   it and the per-test timeout are multiplied by
+#                   MQS_DEBUG_SLOWDOWN, default 3)
 #   --keep          keep the images and records (path printed)
 
 set -u
@@ -30,7 +32,7 @@ kernels=()
 gtimeout=900
 keep=0
 usage() {
-	sed -n '3,23s/^# \{0,1\}//p' "$0"
+	sed -n '3,25s/^# \{0,1\}//p' "$0"
 	exit "$1"
 }
 while [ $# -gt 0 ]; do
@@ -69,10 +71,14 @@ boot() {
 		opts=(--nvme-lbs 4096 --nvme-images "$img/nvme0.img,$img/nvme1.img,$img/nvme2.img,$img/nvme3.img")
 		;;
 	esac
+	# the debug kernel (KASAN, lockdep, kmemleak) is several times slower
+	local scale=1
+	[ "$k" = debug ] && scale=${MQS_DEBUG_SLOWDOWN:-3}
 	start=$(date +%s)
 	# shellcheck disable=SC2086	# TESTS is a word list
 	(cd "$REPO" && "$RUNVM" --kernel "$k" --cpus 2 --mem 2048 \
-		--timeout "$gtimeout" --share "$work/share" \
+		--timeout "$((gtimeout * scale))" --share "$work/share" \
+		--env "MQS_TIMEOUT=$((${MQS_TIMEOUT:-300} * scale))" \
 		--env "MQS_PERSIST_DIR=$work/share" "${opts[@]}" -- \
 		selftests/persist/run_guest.sh ${TESTS[$b]}) </dev/null \
 		>"$OUT/$k/$b.log" 2>&1
