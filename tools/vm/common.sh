@@ -22,7 +22,7 @@ mqs_debug_kernel_dir() {
 	if [ -n "${MQS_DEBUG_KERNEL:-}" ]; then
 		printf '%s\n' "$MQS_DEBUG_KERNEL"
 	elif [ -r "$MQS_REPO/../shared/debug-kernel/bzImage" ]; then
-		printf '%s\n' "$MQS_REPO/../shared/debug-kernel"
+		(cd "$MQS_REPO/../shared/debug-kernel" && pwd)
 	else
 		printf '%s\n' "$MQS_REPO/build/debug-kernel"
 	fi
