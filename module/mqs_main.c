@@ -16,6 +16,7 @@
 #include <linux/uaccess.h>
 #include <linux/capability.h>
 #include <linux/string.h>
+#include <linux/pagemap.h>
 
 #include "mqs.h"
 
@@ -53,6 +54,17 @@ static int mqs_copy_out(void __user *arg, void *buf, size_t size)
 
 	hdr->version = MQSTRIPE_ABI_VERSION;
 	return copy_to_user(arg, buf, size) ? -EFAULT : 0;
+}
+
+/*
+ * A command that changes something (CREATE, REMOVE) reports its result in
+ * the struct: make sure the struct can be written before acting, so that a
+ * caller passing read-only memory gets EFAULT with nothing changed instead
+ * of an array created or removed behind an EFAULT.
+ */
+static int mqs_check_writable(void __user *arg, size_t size)
+{
+	return fault_in_safe_writeable(arg, size) ? -EFAULT : 0;
 }
 
 static int mqs_ctl_get_version(void __user *arg)
@@ -100,6 +112,9 @@ static int mqs_ctl_create(void __user *arg)
 		goto out;
 	}
 
+	err = mqs_check_writable(arg, sizeof(c));
+	if (err)
+		return err;
 	fds = memdup_user(u64_to_user_ptr(c.members_ptr),
 			  array_size(c.nr_members, sizeof(*fds)));
 	if (IS_ERR(fds))
@@ -108,6 +123,17 @@ static int mqs_ctl_create(void __user *arg)
 	kfree(fds);
 out:
 	err2 = mqs_copy_out(arg, &c, sizeof(c));
+	if (!err && err2) {
+		/*
+		 * The memory went away since the check: the caller cannot
+		 * learn the index, so the array must not stay.  It cannot be
+		 * open yet unless someone raced for the new node; then it
+		 * stays and the caller finds it with LIST.
+		 */
+		if (mqs_array_remove(c.index))
+			pr_warn("mqstripe%u: created, but its index could not be returned\n",
+				c.index);
+	}
 	return err ? err : err2;
 }
 
@@ -121,6 +147,9 @@ static int mqs_ctl_remove(void __user *arg)
 		return err;
 	if (r.reserved0 || !mqs_zero(r.reserved, sizeof(r.reserved)))
 		return -EINVAL;
+	err = mqs_check_writable(arg, sizeof(r));
+	if (err)
+		return err;
 	err = mqs_array_remove(r.index);
 	if (err)
 		return err;
