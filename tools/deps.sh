@@ -13,7 +13,7 @@ libjson-c-dev libblkid-dev
 linux-image-amd64 linux-headers-amd64 linux-image-6.12-amd64
 linux-headers-6.12-amd64
 qemu-system-x86 qemu-utils busybox-static
-fio xfsprogs e2fsprogs util-linux dmsetup mdadm udev python3
+fio xfsprogs e2fsprogs util-linux fdisk dmsetup mdadm udev python3
 dkms dh-dkms debhelper dpkg-dev lintian openssl xz-utils man-db groff-base
 bsdextrautils gnuplot-nox"
 case ${1:-} in
