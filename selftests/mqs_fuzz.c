@@ -854,8 +854,9 @@ static void fuzz_one(void)
 	/*
 	 * A create that gets far holds the control mutex through add_disk,
 	 * which blocks every other worker's INFO, LIST and REMOVE: after a
-	 * successful one, no sane create for 4 x as long as it took (at least
-	 * 250 ms), so creates take a bounded share of the time on any kernel.
+	 * successful one, no sane create for 8 x as long as it took (at least
+	 * 500 ms), so creates take a bounded share of the time on any kernel
+	 * (the debug kernel's creates are slow).
 	 */
 	if (vi == 1 && (chance(50) || now_ms() < W->next_create_ms))
 		vi = 3;
@@ -958,7 +959,7 @@ static void fuzz_one(void)
 	e = xioctl(cmd, argp);
 	if (vi == 1 && !e) {
 		t1 = now_ms();
-		W->next_create_ms = t1 + (4 * (t1 - t0) > 250 ? 4 * (t1 - t0) : 250);
+		W->next_create_ms = t1 + (8 * (t1 - t0) > 500 ? 8 * (t1 - t0) : 500);
 	}
 	__atomic_fetch_add(&st->calls, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st->by_class[cls], 1, __ATOMIC_RELAXED);
