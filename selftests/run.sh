@@ -14,6 +14,8 @@
 #          -> test_03_limits (its 4K-block and big-physical-block cases)
 #   poll:  4 vCPUs, 4 NVMe with poll queues (nvme.poll_queues=2), 1
 #          virtio-blk without -> test_31_poll (only there)
+#   hotrm: 4 vCPUs, 4 NVMe 96M, nvme_core.io_timeout=5
+#          -> test_16_hot_remove (only there: it removes a drive)
 # A test run in several boots counts once per kernel: failed if it failed
 # anywhere, passed if it passed somewhere, else skipped.
 # Prints each kernel's KTAP and ends with one line
@@ -66,9 +68,9 @@ for t in "$SELF"/test_[0-9][0-9]_*.sh; do
 	t=$(basename "$t")
 	ALL+=("${t%.sh}")
 done
-BOOTS=(main lbs4k poll)
+BOOTS=(main lbs4k poll hotrm)
 # tests that run only in their own boot, not in main
-OWN_BOOT=(test_31_poll)
+OWN_BOOT=(test_31_poll test_16_hot_remove)
 declare -A BOOT_OPTS BOOT_TESTS BOOT_TIMEOUT
 BOOT_OPTS[main]="--cpus 4 --mem 3072 --nvme 4 --nvme-size 272M --virtio-blk 2:64M:512:4096"
 BOOT_TESTS[main]=
@@ -82,6 +84,9 @@ BOOT_TIMEOUT[lbs4k]=${gtimeout:-600}
 BOOT_OPTS[poll]="--cpus 4 --mem 1536 --nvme 4 --nvme-size 80M --virtio-blk 1:64M:512:512 --append nvme.poll_queues=2"
 BOOT_TESTS[poll]="test_31_poll"
 BOOT_TIMEOUT[poll]=${gtimeout:-600}
+BOOT_OPTS[hotrm]="--cpus 4 --mem 2048 --nvme 4 --nvme-size 96M --append nvme_core.io_timeout=5"
+BOOT_TESTS[hotrm]="test_16_hot_remove"
+BOOT_TIMEOUT[hotrm]=${gtimeout:-600}
 
 # the tests asked for
 selected() {
