@@ -114,13 +114,17 @@ wait_ios() {
 }
 
 # fio_bg OUT DEV JOB-OPTIONS...: randrw with verify on DEV in the
-# background until stopped, JSON to OUT.json; sets FIO_PID
+# background until stopped, JSON to OUT.json; sets FIO_PID.  iodepth 1 per
+# job (the jobs run concurrently): a job's region is one chunk, 16 blocks,
+# so its random map is used up every few IOs and time_based starts a new
+# pass; with several IOs in flight a block can then be written twice at
+# once, in no defined order, and verify reports EILSEQ (seen once on 6.1)
 FIO_PID=
 fio_bg() {
 	local out=$1 dev=$2
 	shift 2
 	fio --output-format=json --output="$out.json" --filename="$dev" \
-		--direct=1 --ioengine=libaio --iodepth=4 --bs=4k --rw=randrw \
+		--direct=1 --ioengine=libaio --iodepth=1 --bs=4k --rw=randrw \
 		--verify=crc32c --verify_backlog=8 --time_based --runtime=600 \
 		"$@" >"$out.out" 2>&1 &
 	FIO_PID=$!
