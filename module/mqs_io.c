@@ -468,24 +468,21 @@ out:
  * qualify, -1 when a NOWAIT request got no bio (status set).
  */
 static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
-			  blk_opf_t opf, struct bio_list *out)
+			  blk_opf_t opf, const struct mqs_loc *loc,
+			  struct bio_list *out)
 {
 	struct mqs_member *m;
-	struct mqs_loc loc;
 	struct bio *bio;
 
-	if (rq->bio != rq->biotail)
+	if (rq->bio != rq->biotail || blk_rq_sectors(rq) > loc->chunk_left)
 		return 0;
-	mqs_map_sector(&a->geom, blk_rq_pos(rq), &loc);
-	if (blk_rq_sectors(rq) > loc.chunk_left)
-		return 0;
-	m = &a->members[loc.member];
+	m = &a->members[loc->member];
 	bio = bio_alloc_clone(m->bdev, rq->bio, mqs_gfp(rq), &a->bs);
 	if (!bio) {
 		mqs_set_status(rq, BLK_STS_AGAIN);
 		return -1;
 	}
-	mqs_init_bio(bio, rq, m, opf, loc.sector);
+	mqs_init_bio(bio, rq, m, opf, loc->sector);
 	bio_list_add(out, bio);
 	return 1;
 }
@@ -504,13 +501,14 @@ static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 
 	if (!a->poll)
 		opf &= ~MQS_REQ_POLLED;
-	lean = mqs_queue_lean(a, rq, opf, out);
+	/* the start is mapped once, for the lean path and the gather */
+	mqs_map_sector(g, start, &loc);
+	lean = mqs_queue_lean(a, rq, opf, &loc, out);
 	if (lean)
 		return lean > 0;
 	last_chunk = (start + blk_rq_sectors(rq) - 1) >> g->chunk_shift;
 	chunks = last_chunk - (start >> g->chunk_shift) + 1;
 	touched = chunks < g->nr_members ? (u32)chunks : g->nr_members;
-	mqs_map_sector(g, start, &loc);
 	for (base = 0; base < touched; base += MQS_GATHER_SLOTS) {
 		if (!mqs_gather(a, rq, opf, loc.member, base,
 				min_t(u32, MQS_GATHER_SLOTS, touched - base),
