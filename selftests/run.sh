@@ -132,6 +132,13 @@ run_boot() {
 	tr -d '\r' <"$log" | grep -E '^(not )?ok [0-9]+ selftests: mqstripe: ' |
 		sed "s|^|# [$k/$b] |"
 	echo "# [$k/$b] guest exit status $rc after $(($(date +%s) - start)) s"
+	# A guest that died or timed out printed its reason (panic, oops,
+	# hung task) on the console only: show the end of it here, where CI
+	# output is all there is to read.
+	if [ "$rc" = 124 ] || [ "$rc" = 125 ]; then
+		echo "# [$k/$b] last ${MQS_CONSOLE_TAIL:-80} console lines:"
+		tr -d '\r' <"$log" | tail -n "${MQS_CONSOLE_TAIL:-80}" | sed "s|^|# [$k/$b]   |"
+	fi
 }
 
 start_all=$(date +%s)

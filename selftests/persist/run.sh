@@ -84,6 +84,11 @@ boot() {
 		>"$OUT/$k/$b.log" 2>&1
 	rc=$?
 	echo "$rc $(($(date +%s) - start))" >"$OUT/$k/$b.status"
+	# a dead or stuck guest said why on its console only: show its end
+	if [ "$rc" = 124 ] || [ "$rc" = 125 ]; then
+		echo "# [$k/$b] guest exit status $rc; last ${MQS_CONSOLE_TAIL:-80} console lines:"
+		tr -d '\r' <"$OUT/$k/$b.log" | tail -n "${MQS_CONSOLE_TAIL:-80}" | sed "s|^|# [$k/$b]   |"
+	fi
 }
 
 work=
