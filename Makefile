@@ -235,13 +235,13 @@ pkg-check: stripectl vm-modules
 # Benchmarks (tools/bench/): mqstripe against md raid0, dm-stripe, the
 # members in parallel (JBOD) and one member, in QEMU guests; results in
 # bench-results/<timestamp>/ (report.md, results.json, plots).
-#   make bench [QUICK=1] [KVER=6.1|6.12]
+#   make bench [QUICK=1] [KVER=6.1|6.12] [PROFILE=1: perf profiles instead]
 #   make bench-smoke    QUICK run on one kernel; checks the output is
 #                       well-formed (used by make check)
 .PHONY: bench bench-smoke
 bench: deps
 	$(MAKE) stripectl vm-modules
-	QUICK='$(QUICK)' KVER='$(KVER)' bash tools/bench/bench.sh
+	QUICK='$(QUICK)' KVER='$(KVER)' PROFILE='$(PROFILE)' bash tools/bench/bench.sh
 
 bench-smoke: deps
 	$(MAKE) stripectl vm-modules

@@ -14,6 +14,8 @@
 #   BENCH_MEM        guest memory in MiB (default 4096)
 #   BENCH_OUT        result directory (default bench-results/<timestamp>)
 #   MQS_ACCEL        tcg (default) | kvm | auto, as for run-vm.sh
+#   PROFILE=1        instead of the plan: perf profiles of the array systems
+#                    on the points of benchlib.PROFILE, into OUT/profile/
 # Exit status: 0 when every setup ran and the report was written (targets
 # MISSED do not fail it), 1 otherwise.
 set -u
@@ -22,6 +24,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cd "$top" || exit 1
 
+profile=${PROFILE:-0}
+case $profile in '' | 0 | no | false) profile=0 ;; *) profile=1 ;; esac
 quick=${QUICK:-0}
 case $quick in '' | 0 | no | false) quick=0 ;; *) quick=1 ;; esac
 kver=${KVER:-6.12}
@@ -94,11 +98,13 @@ for s in $setups; do
 		--accel "$accel" --env "BENCH_T0=$t0" --env "BENCH_LATER=$left"
 		--env "BENCH_ACCEL=$accel" --timeout $((est[$s] * 2 + 300)))
 	case $s in
-	c) opts+=(--nvme 4 --nvme-size 2G) ;;
+	# poll queues on the NVMe members: W1's polled variant (issue 7)
+	c) opts+=(--nvme 4 --nvme-size 2G --append nvme.poll_queues=2) ;;
 	*) opts+=(--nvme 0) ;;
 	esac
 	qflag=()
 	[ "$quick" = 1 ] && qflag=(--quick)
+	[ "$profile" = 1 ] && qflag+=(--profile)
 	bt=$(date +%s)
 	# 75: the guest's clock was wrong (TSC miscalibrated at boot, see
 	# guest.py): boot again; the third time the guest falls back to HPET
@@ -124,6 +130,12 @@ done
 te=$(date +%s)
 printf '{"loadavg_end": "%s", "finished": %s, "wall_seconds": %d}\n' \
 	"$(cut -d' ' -f1-3 /proc/loadavg)" "$te" $((te - t0)) >"$out/raw/host-end.json"
+if [ "$profile" = 1 ]; then
+	say "done in $(fmt $((te - t0))): profiles in $out/profile/"
+	ls "$out/profile/" 2>/dev/null | sed 's/^/bench:   /'
+	echo "$rc" >"$out/raw/bench-rc"
+	exit "$rc"
+fi
 say "[$(fmt $((te - t0))) elapsed] writing the report"
 if ! $py "$here/report.py" "$out"; then
 	say "report.py failed"

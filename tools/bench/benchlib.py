@@ -80,6 +80,9 @@ SETUPS = {
         "members": 4,
         "nvme": 4,
         "nvme_size": "2G",
+        # booted with nvme.poll_queues=2 (bench.sh): W1 also runs polled
+        # (io_uring IOPOLL) on the systems whose queue/io_poll is 1
+        "poll_queues": 2,
         "region": {"full": 256, "quick": 64},
         "prefill": True,
     },
@@ -98,6 +101,28 @@ SETUP_WORKLOADS = {
 }
 
 MAIN_CHUNK = 64  # KiB: W1, W2, W3, W5, W6
+
+# Variant names used by the report
+POLLED = "4K-randread-polled"     # W1 with io_uring IOPOLL (fio hipri)
+W6_VAR = "4K-randread-QD1"      # W6, writeback throttling as it comes
+W6_NOWBT = "4K-randread-QD1-wbt-off"  # W6, the array's wbt_lat_usec = 0
+
+# perf profile points (bench.sh PROFILE=1): where the time goes in the
+# workloads whose issue-7 targets TCG leaves out of reach
+PROFILE = {
+    "a": [{"name": "W1", "workload": "W1", "variant": "4K-randread",
+           "members": 4, "seconds": 4,
+           "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"}],
+    "b": [{"name": "W1", "workload": "W1", "variant": "4K-randread",
+           "members": 4, "seconds": 4,
+           "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"},
+          {"name": "W3-read-16", "workload": "W3", "variant": "seq-read",
+           "members": 16, "seconds": 3,
+           "why": "W3 target: 0.97 x JBOD at 16 members"}],
+    "c": [{"name": "W1", "workload": "W1", "variant": "4K-randread",
+           "members": 4, "seconds": 4,
+           "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"}],
+}
 
 # Jobs whose IOs cross chunk boundaries (1 MiB sequential, 8K random at a
 # 4K chunk) use libaio: through io_uring, dm-stripe on 6.12 failed 1 MiB
@@ -141,7 +166,7 @@ class Job:
     snapshots."""
 
     def __init__(self, name, meta, opts, sections, timed, stat=None,
-                 est=None):
+                 est=None, pre_cmd=None):
         self.name = name
         self.meta = meta          # workload, variant, system, members, chunk
         self.opts = opts          # fio options common to the sections
@@ -149,6 +174,7 @@ class Job:
         self.timed = timed        # seconds of IO (runtime + ramp) or 0
         self.stat = stat          # files to snapshot before/after, or None
         self.est = est if est is not None else timed + COST["job"]
+        self.pre_cmd = pre_cmd    # shell command before the first snapshot
 
     def fio_lines(self):
         out = []
@@ -159,7 +185,11 @@ class Job:
                 out += ["stonewall", "new_group"]
                 if self.stat:
                     cmd = "grep -H . " + " ".join(self.stat)
-                    out += ["exec_prerun=" + cmd, "exec_postrun=" + cmd]
+                    # not ";": fio cuts a job file line there (comment)
+                    pre = cmd
+                    if self.pre_cmd:
+                        pre = self.pre_cmd + " && " + cmd
+                    out += ["exec_prerun=" + pre, "exec_postrun=" + cmd]
             opts = dict(self.opts)
             opts.update(sec)
             for key, val in opts.items():
@@ -186,10 +216,12 @@ def timed_opts(rt, ramp):
 
 
 def block_jobs(setup, system, chunk, devs, members, p, wl, vcpus,
-               region_mib, prefix="j"):
+               region_mib, prefix="j", polls=None):
     """Jobs of one block of the 4-member chunk loop (or the single/JBOD
     blocks, chunk None).  devs: the array device (one) or, for JBOD, the
-    members; members: the member devices under the target."""
+    members; members: the member devices under the target.  polls(dev):
+    whether dev's queue/io_poll is 1 (None: assume so where the setup has
+    poll queues, for estimates)."""
     jobs = []
     n = len(members)
     one = devs[0]
@@ -241,6 +273,12 @@ def block_jobs(setup, system, chunk, devs, members, p, wl, vcpus,
         else:
             secs = [{"filename": one, "iodepth": 32} for _ in range(vcpus)]
         add("W1", "4K-randread", o, secs, t_cpu, stat=["/proc/stat"])
+        # polled (io_uring IOPOLL): only where every target polls; md
+        # cannot poll at all (its io_poll is 0), so it has no such figure
+        if SETUPS[setup].get("poll_queues") and \
+                all(polls(d) if polls else system != "md" for d in devs):
+            add("W1", POLLED, dict(o, hipri=1), secs, t_cpu,
+                stat=["/proc/stat"])
     if main and "W2" in wl:
         tot = 64 * 4
         o = dict(base, rw="randrw", rwmixread=75, bs="16K",
@@ -298,18 +336,27 @@ def w5_jobs(setup, system, n, devs, members, p, prefix="f"):
     reg = p["w5_region_mib"]
     o = {"direct": 1, "rw": "randwrite", "bs": "4K", "ioengine": "psync",
          "fsync": 1}
-    o.update(timed_opts(p["rt_w5"], p["ramp"]))
+    # no ramp: the flush counters in stat count the ramp's IO, fio's sync
+    # count does not (a ramp of 0.1 s gave 1.12 member flushes per fsync on
+    # a single member); a 4K write never meets null_blk's bandwidth bucket
+    o.update(timed_opts(p["rt_w5"], 0))
+    pre = None
     if system == "jbod":
         secs = [{"filename": d, "size": "%dM" % reg} for d in devs]
         stat = None
     else:
         secs = [{"filename": devs[0], "size": "%dM" % (reg * n)}]
         stat = ["/sys/block/%s/stat" % os.path.basename(m) for m in members]
+        # one flush before the counters are read: a new array counts every
+        # member as written (nothing says their caches are clean), so its
+        # first flush goes to all of them; W5 counts the flushes that the
+        # fsyncs cause, each after one 4K write to one member
+        pre = "sync %s" % devs[0]  # fsync(2) of the device: one flush
     meta = {"setup": setup, "system": system, "members": n,
             "chunk_kib": None if system in ("jbod", "single") else MAIN_CHUNK,
             "workload": "W5", "variant": "4K-randwrite-fsync"}
-    return [Job(prefix + "00", meta, o, secs, p["rt_w5"] + p["ramp"],
-                stat=stat)]
+    return [Job(prefix + "00", meta, o, secs, p["rt_w5"], stat=stat,
+                pre_cmd=pre)]
 
 
 # ---------------------------------------------------------------- plan
@@ -355,26 +402,33 @@ def plan(setup, quick, vcpus=2):
                     steps.append({"kind": "w5", "rep": rep,
                                   "system": system, "members": m})
         if "W6" in wl:
+            # mqstripe twice: with writeback throttling as it comes (on)
+            # and with the array's wbt_lat_usec = 0 (issue 7 item 6)
             for system in [x for x in order if x != "dm"]:
                 steps.append({"kind": "w6", "rep": rep, "system": system,
                               "members": n})
+                if system == "mqstripe":
+                    steps.append({"kind": "w6", "rep": rep,
+                                  "system": system, "members": n,
+                                  "wbt_off": True})
     return steps
 
 
-def step_jobs(step, setup, quick, devs, members, vcpus=2):
+def step_jobs(step, setup, quick, devs, members, vcpus=2,
+              polls=None):
     """devs: the target (array device, or the members for JBOD);
-    members: the member devices under it."""
+    members: the member devices under it; polls: as for block_jobs."""
     p = params(quick)
     wl = SETUP_WORKLOADS[p["mode"]][setup]
     reg = SETUPS[setup]["region"][p["mode"]]
     if step["kind"] == "block" and step["system"] == "raw":
         return (block_jobs(setup, "single", None, members[:1], members[:1],
-                           p, wl, vcpus, reg, prefix="s") +
+                           p, wl, vcpus, reg, prefix="s", polls=polls) +
                 block_jobs(setup, "jbod", None, members, members, p, wl,
-                           vcpus, reg, prefix="j"))
+                           vcpus, reg, prefix="j", polls=polls))
     if step["kind"] == "block":
         return block_jobs(setup, step["system"], step["chunk"], devs,
-                          members, p, wl, vcpus, reg)
+                          members, p, wl, vcpus, reg, polls=polls)
     if step["kind"] == "w3":
         return w3_jobs(setup, step["system"], step["members"], devs, p, reg)
     if step["kind"] == "w5":

@@ -384,7 +384,7 @@ class Runner:
         if st["system"] in B.ARRAYS:
             where += ", chunk %dK" % (st.get("chunk") or B.MAIN_CHUNK)
         if st["kind"] == "w6":
-            wls = "W6"
+            wls = "W6" + (" (wbt off)" if st.get("wbt_off") else "")
         else:
             seen = []
             for j in jobs:
@@ -480,7 +480,18 @@ class Runner:
         reg = self.s["region"][self.mode]
         mib = p["w6_mib"].get(self.setup, 256)
         self.nseq += 1
-        sid = "%03d-w6-%s-n%d" % (self.nseq, st["system"], n)
+        wbt_off = st.get("wbt_off", False)
+        sid = "%03d-w6-%s%s-n%d" % (self.nseq, st["system"],
+                                    "-nowbt" if wbt_off else "", n)
+        # writeback throttling of the array (blk-mq only: md has none of
+        # its own, its members throttle); issue 7 item 6 compares on, off
+        wbt_path = "/sys/block/%s/queue/wbt_lat_usec" % os.path.basename(
+            os.path.realpath(dev))
+        wbt = {"default": readf(wbt_path)}
+        if wbt_off:
+            with open(wbt_path, "w") as f:
+                f.write("0\n")
+        wbt["used"] = readf(wbt_path)
         rdir = os.path.join(self.raw, "r%d" % st["rep"])
         os.makedirs(rdir, exist_ok=True)
         for f in glob.glob(os.path.join(WORK, "*")):
@@ -553,11 +564,13 @@ class Runner:
                "device": dev, "fio_rc": proc.returncode, "seconds": dur,
                "create_seconds": ctime, "fio_json": rel, "clat_log": lrel,
                "writer": dict(writer, mib=mib, offset_mib=reg * n),
+               "wbt_lat_usec": wbt,
                "fio_stderr": (err or "").strip()[-2000:],
                "jobs": [{"name": "reader", "meta": {
                    "setup": self.setup, "system": st["system"],
                    "members": n, "chunk_kib": B.MAIN_CHUNK,
-                   "workload": "W6", "variant": "4K-randread-QD1"}}]}
+                   "workload": "W6",
+                   "variant": B.W6_NOWBT if wbt_off else B.W6_VAR}}]}
         self.manifest.write(json.dumps(rec) + "\n")
         self.manifest.flush()
         if not lrel:
@@ -568,6 +581,87 @@ class Runner:
             storm, mib * B.MIB / 1e6 / storm,
             (writer["fsync_end_ms"] - writer["dirtied_ms"]) / 1000),
             flush=True)
+
+    # ------------------------------------------------------------ profile
+    def profile(self):
+        """perf profiles (issue 7: where the time goes where a target is
+        missed): for each profile point of the setup (benchlib.PROFILE),
+        each array system runs the workload's fio job under `perf record
+        -e cpu-clock -a -g` (TCG has no hardware counters); the flat
+        report (`perf report --no-children --sort sym`) and the fio figure
+        go to DIR/profile/<setup>-<point>-<system>.txt."""
+        self.info["env"] = {}
+        self.check_clock()
+        self.prepare()
+        pdir = os.path.join(self.out, "profile")
+        os.makedirs(pdir, exist_ok=True)
+        for path, val in (("/proc/sys/kernel/perf_event_paranoid", "-1"),
+                          ("/proc/sys/kernel/kptr_restrict", "0")):
+            with open(path, "w") as f:
+                f.write(val + "\n")
+        for point in B.PROFILE.get(self.setup, []):
+            for system in B.ARRAYS:
+                members = self.members[:point["members"]]
+                self.say("profile %s %s on %s (%d members)" % (
+                    self.setup, point["name"], B.LABEL[system],
+                    len(members)))
+                dev, _ = self.create(system, members, B.MAIN_CHUNK)
+                try:
+                    self.profile_one(point, system, dev, members, pdir)
+                finally:
+                    self.destroy(system, dev)
+
+    def profile_one(self, point, system, dev, members, pdir):
+        p = dict(self.p, rt_cpu=point["seconds"], rt_bw=point["seconds"])
+        reg = self.s["region"][self.mode]
+        jobs = [j for j in B.block_jobs(self.setup, system, B.MAIN_CHUNK,
+                                        [dev], members, p,
+                                        [point["workload"]], self.vcpus,
+                                        reg, polls=io_poll)
+                if j.meta["variant"] == point["variant"]]
+        for f in glob.glob(os.path.join(WORK, "*")):
+            os.unlink(f)
+        lines = ["[global]", "thread", "group_reporting"]
+        for j in jobs:
+            lines += j.fio_lines()
+        jf = os.path.join(WORK, "job.fio")
+        with open(jf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        data = os.path.join(WORK, "perf.data")
+        outp = os.path.join(WORK, "out.json")
+        rc, _, err, _ = run_bounded(
+            ["perf", "record", "-q", "-e", "cpu-clock", "-F", "999", "-a",
+             "-g", "-o", data, "--", "fio", "--output-format=json",
+             "--output", outp, jf], 300, cwd=WORK)
+        fig = "fio/perf exit %d %s" % (rc, (err or "").strip()[-300:])
+        try:
+            fj = B.load_fio_json(outp)["jobs"][0]
+            fig = "%.0f IOPS, %.1f MB/s" % (
+                fj["read"]["iops"] + fj["write"]["iops"],
+                (fj["read"]["bw_bytes"] + fj["write"]["bw_bytes"]) / 1e6)
+        except (OSError, ValueError, KeyError, IndexError):
+            pass
+        _, flat, _, _ = run_bounded(
+            ["perf", "report", "-i", data, "--stdio", "--no-children",
+             "--sort", "sym", "-g", "none", "--percent-limit", "0.5"], 300,
+            cwd=WORK)
+        _, callers, _, _ = run_bounded(
+            ["perf", "report", "-i", data, "--stdio", "--no-children",
+             "--sort", "sym", "-g", "caller,0.5,callee,function,percent",
+             "--percent-limit", "3", "--max-stack", "12"], 300, cwd=WORK)
+        name = "%s-%s-%s.txt" % (self.setup, point["name"], system)
+        with open(os.path.join(pdir, name), "w") as f:
+            f.write("# setup %s (%s), %s on %s, %d members, chunk %dK\n"
+                    "# %s\n# fio: %s\n# kernel %s, %d vCPUs, perf "
+                    "record -e cpu-clock -F 999 -a -g, %s s\n\n" % (
+                        self.setup, self.s["title"], point["name"],
+                        B.LABEL[system], len(members), B.MAIN_CHUNK,
+                        point["why"], fig, os.uname().release, self.vcpus,
+                        point["seconds"]))
+            f.write(flat or "")
+            f.write("\n\n# call chains of the symbols above 3 %\n\n")
+            f.write(callers or "")
+        self.say("profile: %s: %s" % (name, fig))
 
     def left_est(self, i):
         return sum(self.ests[i:])
@@ -617,6 +711,11 @@ class Runner:
         self.say("setup %s: %s; %s mode, %d steps, estimate %s" % (
             self.setup, self.s["title"], self.mode, len(steps),
             fmt_t(sum(self.ests))))
+        self.prepare()
+        self.run_steps(steps)
+
+    def prepare(self):
+        """Load the module, make the members, prefill them."""
         rel = os.uname().release
         global STRIPECTL
         ko = os.path.join(self.out, "bin", rel, "mqstripe.ko")
@@ -635,6 +734,8 @@ class Runner:
             [STRIPECTL, "create", "--help"], check=False) else []
         self.make_members()
         self.prefill()
+
+    def run_steps(self, steps):
         for i, st in enumerate(steps):
             members = self.step_members(st)
             if st["system"] in ("jbod", "raw"):
@@ -663,7 +764,7 @@ class Runner:
                     self.run_w6(st, dev, members, ctime)
                 else:
                     jobs = B.step_jobs(st, self.setup, self.quick, targets,
-                                       members, self.vcpus)
+                                       members, self.vcpus, polls=io_poll)
                     self.run_fio_block(st, jobs, dev, members, ctime)
                 if dev:
                     self.destroy(st["system"], dev)
@@ -724,6 +825,12 @@ def clock_check(rtc_seconds=3):
     return (t1 - t0) / float(r1 - r0)
 
 
+def io_poll(dev):
+    """Whether dev (a /dev path) takes polled IO: its queue/io_poll is 1."""
+    name = os.path.basename(os.path.realpath(dev))
+    return readf("/sys/block/%s/queue/io_poll" % name) == "1"
+
+
 def meminfo_dirty():
     kib = 0
     for line in (readf("/proc/meminfo") or "").splitlines():
@@ -737,11 +844,17 @@ def main():
     ap.add_argument("--setup", required=True, choices=sorted(B.SETUPS))
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--profile", action="store_true",
+                    help="perf profiles (benchlib.PROFILE) instead of the "
+                    "plan")
     a = ap.parse_args()
     r = Runner(a.setup, a.quick, os.path.abspath(a.out))
     rc = 0
     try:
-        r.run()
+        if a.profile:
+            r.profile()
+        else:
+            r.run()
     except ClockError as e:
         r.say("bad clock, setup %s not run: %s" % (a.setup, e))
         r.info["errors"].append("clock: %s" % e)
