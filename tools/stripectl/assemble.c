@@ -824,14 +824,9 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 	uint8_t uuid[16];
 	int first, nargs, rc;
 
-	switch (opts_parse(cmd, opts, argc, argv, &first)) {
-	case OPTS_HELP:
-		return MQS_EXIT_OK;
-	case OPTS_USAGE:
-		return MQS_EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
 	nargs = argc - first;
 	if (scan && incremental) {
 		mqs_error("assemble: --scan and --incremental exclude each other: see 'stripectl assemble --help'");

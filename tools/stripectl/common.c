@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "errmsg.h"
@@ -75,6 +76,52 @@ void report_find_error(const char *arg, int rc, uint32_t kernel_abi)
 		return;
 	}
 	report_ctl_error(arg, rc, kernel_abi);
+}
+
+/**
+ * find_array_or_report() - open the control device, find the array the
+ *	admin named and read its members
+ * @ctl: the control device; open on success, for the caller to close.
+ * @arg: what the admin typed (see mqs_find_array()).
+ * @index: N of the array.
+ * @info: INFO of the array.
+ * @members: set to an array of MQSTRIPE_MAX_MEMBERS for the caller to free.
+ * @nr: how many of @members are filled.
+ *
+ * Return: MQS_EXIT_OK; or MQS_EXIT_FAIL with the reason printed, @ctl
+ * closed and nothing to free.
+ */
+int find_array_or_report(struct mqs_ctl *ctl, const char *arg,
+			 uint32_t *index, struct mqstripe_info *info,
+			 struct mqstripe_member_info **members, uint32_t *nr)
+{
+	struct mqstripe_member_info *m;
+	int rc = ctl_open_or_report(ctl);
+
+	if (rc)
+		return rc;
+	rc = mqs_find_array(ctl, arg, index, info);
+	if (rc)
+		goto fail;
+	m = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*m));
+	if (!m) {
+		mqs_error("out of memory");
+		mqs_ctl_close(ctl);
+		return MQS_EXIT_FAIL;
+	}
+	rc = mqs_info(ctl, *index, info, m, MQSTRIPE_MAX_MEMBERS);
+	if (rc) {
+		free(m);
+		goto fail;
+	}
+	*members = m;
+	*nr = info->nr_members < MQSTRIPE_MAX_MEMBERS ? info->nr_members :
+							MQSTRIPE_MAX_MEMBERS;
+	return MQS_EXIT_OK;
+fail:
+	report_find_error(arg, rc, ctl->kernel_abi);
+	mqs_ctl_close(ctl);
+	return MQS_EXIT_FAIL;
 }
 
 const char *array_state_name(uint32_t state)

@@ -378,14 +378,9 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 	size_t nr, i;
 	int first, rc;
 
-	switch (opts_parse(cmd, opts, argc, argv, &first)) {
-	case OPTS_HELP:
-		return MQS_EXIT_OK;
-	case OPTS_USAGE:
-		return MQS_EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
 	nr = (size_t)(argc - first);
 	rc = check_options(chunk, offset, depth_given, depth, name, uuid_str,
 			   uuid, nr);

@@ -185,14 +185,9 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 	struct mqs_cand c;
 	int first, rc;
 
-	switch (opts_parse(cmd, opts, argc, argv, &first)) {
-	case OPTS_HELP:
-		return MQS_EXIT_OK;
-	case OPTS_USAGE:
-		return MQS_EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
 	if (json && export) {
 		mqs_error("examine: give --json or --export, not both: see 'stripectl examine --help'");
 		return MQS_EXIT_USAGE;
@@ -243,16 +238,12 @@ int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 {
 	static const struct opt opts[] = { { 0 } };
 	struct mqs_member m;
-	int first, i, rc = MQS_EXIT_OK;
+	int first, i, rc;
 
-	switch (opts_parse(cmd, opts, argc, argv, &first)) {
-	case OPTS_HELP:
-		return MQS_EXIT_OK;
-	case OPTS_USAGE:
-		return MQS_EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
+	rc = MQS_EXIT_OK;
 	for (i = first; i < argc; i++) {
 		struct sbw w;
 

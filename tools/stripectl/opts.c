@@ -17,6 +17,12 @@
 #define HELP_COL	26
 #define HELP_WIDTH	79
 
+enum opts_result {
+	OPTS_OK,	/* go on with argv[*first_arg..] */
+	OPTS_HELP,	/* help printed: exit 0 */
+	OPTS_USAGE,	/* message printed: exit 2 */
+};
+
 static int opt_val(const struct opt *opts, size_t i)
 {
 	return opts[i].short_name ? opts[i].short_name : 256 + (int)i;
@@ -67,19 +73,14 @@ static enum opts_result set_value(const struct opt *o, const char *arg)
 	return OPTS_OK;
 }
 
-/**
- * opts_parse() - parse the options of one command
- * @cmd: the command (name, positional argument counts).
- * @opts: its options; --help is added.
- * @argc: argument count, argv[0] being the command name.
- * @argv: arguments; permuted so that options may follow positionals.
- * @first_arg: index of the first positional argument.
- *
- * Return: OPTS_OK, OPTS_HELP (help printed on stdout) or OPTS_USAGE (one
- * line printed on stderr).
+/*
+ * The work of opts_parse_exit(), with the same arguments.  Returns OPTS_OK,
+ * OPTS_HELP (help printed on stdout) or OPTS_USAGE (one line printed on
+ * stderr).
  */
-enum opts_result opts_parse(const struct cmd *cmd, const struct opt *opts,
-			    int argc, char **argv, int *first_arg)
+static enum opts_result opts_parse(const struct cmd *cmd,
+				   const struct opt *opts, int argc, char **argv,
+				   int *first_arg)
 {
 	struct option lopts[MAX_OPTS + 2];
 	char sopts[3 * MAX_OPTS + 4], what[MQS_ERR_LEN];
@@ -165,6 +166,32 @@ enum opts_result opts_parse(const struct cmd *cmd, const struct opt *opts,
 	}
 	*first_arg = optind;
 	return OPTS_OK;
+}
+
+/**
+ * opts_parse_exit() - parse the options of one command, for its handler
+ * @cmd: the command (name, positional argument counts).
+ * @opts: its options; --help is added.
+ * @argc: argument count, argv[0] being the command name.
+ * @argv: arguments; permuted so that options may follow positionals.
+ * @first_arg: index of the first positional argument.
+ *
+ * Return: -1 to go on with argv[*first_arg..]; else the exit status for the
+ * handler to return: MQS_EXIT_OK when the help was printed on stdout,
+ * MQS_EXIT_USAGE when a usage error was printed (one line on stderr).
+ */
+int opts_parse_exit(const struct cmd *cmd, const struct opt *opts, int argc,
+		    char **argv, int *first_arg)
+{
+	switch (opts_parse(cmd, opts, argc, argv, first_arg)) {
+	case OPTS_HELP:
+		return MQS_EXIT_OK;
+	case OPTS_USAGE:
+		return MQS_EXIT_USAGE;
+	case OPTS_OK:
+		break;
+	}
+	return -1;
 }
 
 /* Print @text from column @col, wrapped at HELP_WIDTH, indented HELP_COL. */

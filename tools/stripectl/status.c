@@ -179,14 +179,9 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 	uint32_t *idx = NULL, n = 0, i;
 	int first, rc, row = 0;
 
-	switch (opts_parse(cmd, opts, argc, argv, &first)) {
-	case OPTS_HELP:
-		return MQS_EXIT_OK;
-	case OPTS_USAGE:
-		return MQS_EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
 	rc = ctl_open_or_report(&ctl);
 	if (rc)
 		return rc;
@@ -474,38 +469,14 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 	uint32_t index, nr, i;
 	int first, rc;
 
-	switch (opts_parse(cmd, opts, argc, argv, &first)) {
-	case OPTS_HELP:
-		return MQS_EXIT_OK;
-	case OPTS_USAGE:
-		return MQS_EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
-	rc = ctl_open_or_report(&ctl);
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
+	rc = find_array_or_report(&ctl, argv[first], &index, &info, &members,
+				  &nr);
 	if (rc)
 		return rc;
-	rc = mqs_find_array(&ctl, argv[first], &index, &info);
-	if (rc) {
-		report_find_error(argv[first], rc, ctl.kernel_abi);
-		mqs_ctl_close(&ctl);
-		return MQS_EXIT_FAIL;
-	}
-	members = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*members));
-	if (!members) {
-		mqs_error("out of memory");
-		mqs_ctl_close(&ctl);
-		return MQS_EXIT_FAIL;
-	}
-	rc = mqs_info(&ctl, index, &info, members, MQSTRIPE_MAX_MEMBERS);
 	mqs_ctl_close(&ctl);
-	if (rc) {
-		report_find_error(argv[first], rc, ctl.kernel_abi);
-		free(members);
-		return MQS_EXIT_FAIL;
-	}
-	nr = info.nr_members < MQSTRIPE_MAX_MEMBERS ?
-	     info.nr_members : MQSTRIPE_MAX_MEMBERS;
 	snprintf(qdir, sizeof(qdir), "/sys/block/%s%u/queue",
 		 MQSTRIPE_DISK_PREFIX, index);
 	sbs = calloc(nr ? nr : 1, sizeof(*sbs));

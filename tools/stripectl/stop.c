@@ -88,34 +88,14 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 	uint32_t index, nr;
 	int first, rc, waited;
 
-	switch (opts_parse(cmd, opts, argc, argv, &first)) {
-	case OPTS_HELP:
-		return MQS_EXIT_OK;
-	case OPTS_USAGE:
-		return MQS_EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
 	arg = argv[first];
-	rc = ctl_open_or_report(&ctl);
+	/* the members, before REMOVE forgets them */
+	rc = find_array_or_report(&ctl, arg, &index, &info, &members, &nr);
 	if (rc)
 		return rc;
-	rc = mqs_find_array(&ctl, arg, &index, &info);
-	members = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*members));
-	if (!rc && !members)
-		rc = -ENOMEM;
-	/* the members, before REMOVE forgets them */
-	if (!rc)
-		rc = mqs_info(&ctl, index, &info, members,
-			      MQSTRIPE_MAX_MEMBERS);
-	if (rc) {
-		report_find_error(arg, rc, ctl.kernel_abi);
-		mqs_ctl_close(&ctl);
-		free(members);
-		return MQS_EXIT_FAIL;
-	}
-	nr = info.nr_members < MQSTRIPE_MAX_MEMBERS ? info.nr_members :
-						      MQSTRIPE_MAX_MEMBERS;
 
 	for (waited = 0;; waited += BUSY_STEP_MS) {
 		rc = mqs_remove(&ctl, index);

@@ -190,16 +190,11 @@ static int cmd_help(const struct cmd *cmd, int argc, char **argv)
 	const struct cmd *c;
 	char name[32], help[] = "--help";
 	char *help_argv[] = { name, help, NULL };
-	int first;
+	int first, rc;
 
-	switch (opts_parse(cmd, opts, argc, argv, &first)) {
-	case OPTS_HELP:
-		return MQS_EXIT_OK;
-	case OPTS_USAGE:
-		return MQS_EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
 	if (first == argc) {
 		print_main_help();
 		return MQS_EXIT_OK;

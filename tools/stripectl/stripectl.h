@@ -70,20 +70,17 @@ struct opt {
 	const char *help;
 };
 
-enum opts_result {
-	OPTS_OK,	/* go on with argv[*first_arg..] */
-	OPTS_HELP,	/* help printed: exit 0 */
-	OPTS_USAGE,	/* message printed: exit 2 */
-};
-
-enum opts_result opts_parse(const struct cmd *cmd, const struct opt *opts,
-			    int argc, char **argv, int *first_arg);
+int opts_parse_exit(const struct cmd *cmd, const struct opt *opts, int argc,
+		    char **argv, int *first_arg);
 void print_cmd_help(const struct cmd *cmd, const struct opt *opts);
 
 void mqs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ctl_open_or_report(struct mqs_ctl *ctl);
 void report_find_error(const char *arg, int rc, uint32_t kernel_abi);
 void report_ctl_error(const char *what, int rc, uint32_t kernel_abi);
+int find_array_or_report(struct mqs_ctl *ctl, const char *arg,
+			 uint32_t *index, struct mqstripe_info *info,
+			 struct mqstripe_member_info **members, uint32_t *nr);
 void mqs_sleep_ms(unsigned int ms);
 const char *array_state_name(uint32_t state);
 const char *member_state_name(uint32_t state);
