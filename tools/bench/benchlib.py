@@ -121,7 +121,11 @@ PROFILE = {
            "why": "W3 target: 0.97 x JBOD at 16 members"}],
     "c": [{"name": "W1", "workload": "W1", "variant": "4K-randread",
            "members": 4, "seconds": 4,
-           "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"}],
+           "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"},
+          {"name": "W8-read-chunk4K", "workload": "W8", "variant": "seq-read",
+           "members": 4, "chunk": 4, "seconds": 3,
+           "why": "W8 target: 1 MiB reads at a 4K chunk within 10 % of "
+                  "the 512K chunk"}],
 }
 
 # Jobs whose IOs cross chunk boundaries (1 MiB sequential, 8K random at a

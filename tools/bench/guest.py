@@ -591,6 +591,7 @@ class Runner:
         report (`perf report --no-children --sort sym`) and the fio figure
         go to DIR/profile/<setup>-<point>-<system>.txt."""
         self.info["env"] = {}
+        self.ests = []  # no plan: no estimate in the progress lines
         self.check_clock()
         self.prepare()
         pdir = os.path.join(self.out, "profile")
@@ -605,7 +606,8 @@ class Runner:
                 self.say("profile %s %s on %s (%d members)" % (
                     self.setup, point["name"], B.LABEL[system],
                     len(members)))
-                dev, _ = self.create(system, members, B.MAIN_CHUNK)
+                dev, _ = self.create(system, members,
+                                     point.get("chunk", B.MAIN_CHUNK))
                 try:
                     self.profile_one(point, system, dev, members, pdir)
                 finally:
@@ -614,7 +616,8 @@ class Runner:
     def profile_one(self, point, system, dev, members, pdir):
         p = dict(self.p, rt_cpu=point["seconds"], rt_bw=point["seconds"])
         reg = self.s["region"][self.mode]
-        jobs = [j for j in B.block_jobs(self.setup, system, B.MAIN_CHUNK,
+        chunk = point.get("chunk", B.MAIN_CHUNK)
+        jobs = [j for j in B.block_jobs(self.setup, system, chunk,
                                         [dev], members, p,
                                         [point["workload"]], self.vcpus,
                                         reg, polls=io_poll)
@@ -645,6 +648,10 @@ class Runner:
             ["perf", "report", "-i", data, "--stdio", "--no-children",
              "--sort", "sym", "-g", "none", "--percent-limit", "0.5"], 300,
             cwd=WORK)
+        _, dsos, _, _ = run_bounded(
+            ["perf", "report", "-i", data, "--stdio", "--no-children",
+             "--sort", "dso", "-g", "none", "--percent-limit", "0.1"], 300,
+            cwd=WORK)
         _, callers, _, _ = run_bounded(
             ["perf", "report", "-i", data, "--stdio", "--no-children",
              "--sort", "sym", "-g", "caller,0.5,callee,function,percent",
@@ -655,10 +662,13 @@ class Runner:
                     "# %s\n# fio: %s\n# kernel %s, %d vCPUs, perf "
                     "record -e cpu-clock -F 999 -a -g, %s s\n\n" % (
                         self.setup, self.s["title"], point["name"],
-                        B.LABEL[system], len(members), B.MAIN_CHUNK,
+                        B.LABEL[system], len(members), chunk,
                         point["why"], fig, os.uname().release, self.vcpus,
                         point["seconds"]))
             f.write(flat or "")
+            f.write("\n\n# by object (the module: [mqstripe], [raid0], "
+                    "[dm_mod])\n\n")
+            f.write(dsos or "")
             f.write("\n\n# call chains of the symbols above 3 %\n\n")
             f.write(callers or "")
         self.say("profile: %s: %s" % (name, fig))
