@@ -22,10 +22,11 @@ kernels=${CHECK_KERNELS:-6.1 6.12 debug}
 debug_suites=${CHECK_DEBUG_SUITES:-selftests}
 # The debug kernel is 3-4x slower than the stock ones: by default it runs
 # the tests of the IO path, flush, member errors, the fault injectors only
-# it has (14 fail_make_request), power failure, the ABI fuzzer
-# and NOWAIT, so that make check stays within CI's 90 minutes;
-# CHECK_DEBUG_TESTS=all runs every test there.
-debug_tests=${CHECK_DEBUG_TESTS:-01 05 08 10 13 14 15 18 20 30}
+# it has (14 fail_make_request, 21 FAILSLAB), power failure, the ABI
+# fuzzer, CPU hotplug, scheduler switch, stress and NOWAIT, so that make
+# check stays within CI's 90 minutes; CHECK_DEBUG_TESTS=all runs every
+# test there.
+debug_tests=${CHECK_DEBUG_TESTS:-01 05 08 10 13 14 15 18 20 21 22 23 24 30}
 [ "$debug_tests" = all ] && debug_tests=
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
