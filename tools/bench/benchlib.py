@@ -109,19 +109,16 @@ W6_NOWBT = "4K-randread-QD1-wbt-off"  # W6, the array's wbt_lat_usec = 0
 
 # perf profile points (bench.sh PROFILE=1): where the time goes in the
 # workloads whose issue-7 targets TCG leaves out of reach
+_W1_POINT = {"name": "W1", "workload": "W1", "variant": "4K-randread",
+             "members": 4, "seconds": 4,
+             "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"}
 PROFILE = {
-    "a": [{"name": "W1", "workload": "W1", "variant": "4K-randread",
-           "members": 4, "seconds": 4,
-           "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"}],
-    "b": [{"name": "W1", "workload": "W1", "variant": "4K-randread",
-           "members": 4, "seconds": 4,
-           "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"},
+    "a": [_W1_POINT],
+    "b": [_W1_POINT,
           {"name": "W3-read-16", "workload": "W3", "variant": "seq-read",
            "members": 16, "seconds": 3,
            "why": "W3 target: 0.97 x JBOD at 16 members"}],
-    "c": [{"name": "W1", "workload": "W1", "variant": "4K-randread",
-           "members": 4, "seconds": 4,
-           "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"},
+    "c": [_W1_POINT,
           {"name": "W8-read-chunk4K", "workload": "W8", "variant": "seq-read",
            "members": 4, "chunk": 4, "seconds": 3,
            "why": "W8 target: 1 MiB reads at a 4K chunk within 10 % of "

@@ -402,14 +402,7 @@ class Runner:
         sid += "-n%d" % st["members"]
         rdir = os.path.join(self.raw, "r%d" % st["rep"])
         os.makedirs(rdir, exist_ok=True)
-        for f in glob.glob(os.path.join(WORK, "*")):
-            os.unlink(f)
-        lines = ["[global]", "thread", "group_reporting"]
-        for j in jobs:
-            lines += j.fio_lines()
-        jf = os.path.join(WORK, "job.fio")
-        with open(jf, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        jf = write_job_file(jobs)
         outp = os.path.join(WORK, "out.json")
         tmo = 120 + sum(j.timed for j in jobs) * 4 + 10 * len(jobs)
         t = time.time()
@@ -622,14 +615,7 @@ class Runner:
                                         [point["workload"]], self.vcpus,
                                         reg, polls=io_poll)
                 if j.meta["variant"] == point["variant"]]
-        for f in glob.glob(os.path.join(WORK, "*")):
-            os.unlink(f)
-        lines = ["[global]", "thread", "group_reporting"]
-        for j in jobs:
-            lines += j.fio_lines()
-        jf = os.path.join(WORK, "job.fio")
-        with open(jf, "w") as f:
-            f.write("\n".join(lines) + "\n")
+        jf = write_job_file(jobs)
         data = os.path.join(WORK, "perf.data")
         outp = os.path.join(WORK, "out.json")
         rc, _, err, _ = run_bounded(
@@ -833,6 +819,19 @@ def clock_check(rtc_seconds=3):
         if t1 is None:
             return None
     return (t1 - t0) / float(r1 - r0)
+
+
+def write_job_file(jobs):
+    """Empty WORK and write one fio job file holding jobs; its path."""
+    for f in glob.glob(os.path.join(WORK, "*")):
+        os.unlink(f)
+    lines = ["[global]", "thread", "group_reporting"]
+    for j in jobs:
+        lines += j.fio_lines()
+    jf = os.path.join(WORK, "job.fio")
+    with open(jf, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return jf
 
 
 def io_poll(dev):

@@ -379,12 +379,11 @@ def targets(D, F, th=None):
                         ratio(ca, cb) or 0, fratio(ratio(ga, gb)))
                 txt.append(t)
             parts.append("%s: %s" % (s, ", ".join(txt)))
-        what = "IOPS at least %s md's and dm's" % (
-            "%.1f x" % peer if peer != 1.0 else "")
+        what = "IOPS at least %smd's and dm's" % (
+            "%.1f x " % peer if peer != 1.0 else "")
         if cpu:
             what += ", CPU per IO (fio usr+sys) no more than theirs"
-        add(wl, what.replace("least  ", "least "), verdict(seen, ok),
-            "; ".join(parts))
+        add(wl, what, verdict(seen, ok), "; ".join(parts))
 
     # W1 polled: io_uring IOPOLL against dm-stripe (md cannot poll)
     if th["w1p"]:
