@@ -38,6 +38,7 @@ sys.path.insert(0, HERE)
 import benchlib as B  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
+KMSG = os.path.join(REPO, "selftests", "kmsg.py")
 STRIPECTL = os.environ.get("STRIPECTL",
                            os.path.join(REPO, "tools/stripectl/stripectl"))
 # bench.sh copies stripectl and the modules into OUT/bin at the start, so
@@ -95,6 +96,13 @@ def diagnostics():
                        capture_output=True, text=True)
     return "in flight: %s [kernel log: %s]" % (
         ", ".join(infl) or "none", " | ".join(r.stdout.splitlines()))
+
+
+def kmsg(*args):
+    """selftests/kmsg.py (mark, since, scan): its output, "" on failure."""
+    rc, out, _, _ = run_bounded([sys.executable, "-S", KMSG] +
+                                [str(a) for a in args], 60)
+    return out.strip() if rc in (0, 1) else ""
 
 
 def sh(cmd, check=True, timeout=120):
@@ -168,6 +176,9 @@ class Runner:
                      "member_params": {},
                      "started": time.time()}
         self.nseq = 0
+        # kernel log from here on: saved whole when a step fails and
+        # scanned for kernel reports when the setup ends
+        self.kseq = kmsg("mark", "mqstripe bench: setup %s" % setup)
 
     # ------------------------------------------------------------ output
     def say(self, msg):
@@ -731,6 +742,35 @@ class Runner:
         self.make_members()
         self.prefill()
 
+    def save_klog(self, name):
+        """Keep the kernel log written since the setup started in
+        raw/SETUP/kernel-NAME.log; return a note naming the file, with the
+        kernel reports in it (the first lines of an oops) or its tail."""
+        log = kmsg("since", self.kseq) if self.kseq else \
+            sh("dmesg", check=False)
+        if not log:
+            return ""
+        rel = "kernel-%s.log" % name
+        with open(os.path.join(self.raw, rel), "w") as f:
+            f.write(log + "\n")
+        bad = kmsg("scan", self.kseq) if self.kseq else ""
+        lines = (bad or log).splitlines()
+        lines = lines[:8] if bad else lines[-8:]
+        return " [kernel log in raw/%s/%s; %s: %s]" % (
+            self.setup, rel, "kernel reports" if bad else "its tail",
+            " | ".join(lines))
+
+    def check_klog(self):
+        """A kernel report (WARNING, BUG, Oops, hung task, ...) during the
+        setup is an error of the run: its figures may be wrong."""
+        if not self.kseq:
+            return
+        bad = kmsg("scan", self.kseq)
+        if bad:
+            self.info["errors"].append(
+                "kernel reports during setup %s%s" % (
+                    self.setup, self.save_klog("end")))
+
     def run_steps(self, steps):
         for i, st in enumerate(steps):
             members = self.step_members(st)
@@ -768,16 +808,14 @@ class Runner:
                 # hung IO: nothing more can run on these members
                 msg = "step %s rep %d %s: %s" % (
                     st["kind"], st["rep"], st["system"], e)
+                msg += self.save_klog("step%02d" % i)
                 self.say("ERROR " + msg)
                 self.info["errors"].append(msg)
                 raise
             except Exception as e:  # record, clean up, go on
                 msg = "step %s rep %d %s: %s" % (
                     st["kind"], st["rep"], st["system"], e)
-                klog = sh("dmesg | tail -n 8", check=False)
-                if klog:
-                    msg += " [kernel log: %s]" % " | ".join(
-                        klog.splitlines())
+                msg += self.save_klog("step%02d" % i)
                 self.say("ERROR " + msg)
                 self.info["errors"].append(msg)
                 self.cleanup_all()
@@ -875,6 +913,7 @@ def main():
         rc = 1
     finally:
         r.cleanup_all()
+        r.check_klog()
         if rc != EXIT_CLOCK:
             with open(os.path.join(r.raw, "setup.json"), "w") as f:
                 json.dump(r.info, f, indent=1)

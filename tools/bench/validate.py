@@ -118,7 +118,8 @@ def main():
               "; ".join(rj.get("problems") or [])[:500])
         errs = [e for s in (rj.get("setups") or {}).values()
                 for e in (s.get("errors") or [])]
-        check(not errs, "no step failed in the guests", "; ".join(errs)[:500])
+        check(not errs, "no step failed and no kernel report (WARNING, BUG, "
+              "Oops, ...) in the guests", "; ".join(errs)[:1500])
 
     md = None
     try:
