@@ -12,6 +12,7 @@
 
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
+#include <linux/blk-integrity.h>
 #include <linux/fs.h>
 #include <linux/file.h>
 #include <linux/backing-dev.h>
@@ -281,11 +282,63 @@ static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
 #define MQS_TAG_SET_MERGE_FLAG	0	/* 6.14+: merging is the default */
 #endif
 
+/* ---- the T10 PI integrity profile --------------------------------- */
+
+/*
+ * mqs_integrity_same() - whether @b has the integrity profile of @first, by
+ * the block layer's own comparison (no profile on either counts as the
+ * same).  Up to 6.10 the profile is queue->integrity and
+ * blk_integrity_compare() compares it (as md does); from 6.11 it is part
+ * of struct queue_limits and is stacked like md and dm stack it.
+ */
+#if defined(HAVE_QUEUE_LIMITS_STACK_INTEGRITY)
+static inline bool mqs_integrity_same(struct block_device *first,
+				      struct block_device *b)
+{
+	struct queue_limits t = { };
+
+	queue_limits_stack_integrity_bdev(&t, first);
+	return queue_limits_stack_integrity_bdev(&t, b);
+}
+#elif defined(HAVE_BLK_INTEGRITY_COMPARE)
+static inline bool mqs_integrity_same(struct block_device *first,
+				      struct block_device *b)
+{
+	return !blk_integrity_compare(first->bd_disk, b->bd_disk);
+}
+#else
+/* neither: only "no profile at all" is known to be the same */
+static inline bool mqs_integrity_same(struct block_device *first,
+				      struct block_device *b)
+{
+	return !bdev_get_integrity(first) && !bdev_get_integrity(b);
+}
+#endif
+
+/*
+ * Integrity payloads of cloned bios come from the bioset's own mempools up
+ * to 6.13 (bio_integrity_alloc()), so a GFP_NOIO clone cannot fail.  Later
+ * kernels kmalloc() them and have no such pools; there a failed clone ends
+ * its request with BLK_STS_RESOURCE (mqs_io.c).
+ */
+static inline int mqs_bioset_integrity_create(struct bio_set *bs,
+					      int pool_size)
+{
+#ifdef HAVE_BIOSET_INTEGRITY_CREATE
+	return bioset_integrity_create(bs, pool_size) ? -ENOMEM : 0;
+#else
+	return 0;
+#endif
+}
+
 /* ---- the gendisk and its queue limits ------------------------------ */
 
 /**
  * struct mqs_limits - queue limits computed by the driver, in the units
  * struct queue_limits uses; applied by mqs_alloc_disk()
+ *
+ * @integrity_src is the member whose integrity profile every member has
+ * (mqs_integrity_same()) and the array takes, or NULL: no profile.
  */
 struct mqs_limits {
 	unsigned int logical_block_size;
@@ -307,6 +360,7 @@ struct mqs_limits {
 	bool rotational;
 	bool stable_writes;
 	bool nowait;
+	struct block_device *integrity_src;
 };
 
 #ifdef HAVE_QUEUE_LIMITS_FEATURES
@@ -345,6 +399,11 @@ static inline struct gendisk *mqs_alloc_disk(struct blk_mq_tag_set *set,
 		lim.features |= BLK_FEAT_ROTATIONAL;
 	if (ml->stable_writes)
 		lim.features |= BLK_FEAT_STABLE_WRITES;
+#ifdef HAVE_QUEUE_LIMITS_STACK_INTEGRITY
+	/* an empty profile inherits the member's (blk-settings.c) */
+	if (ml->integrity_src)
+		queue_limits_stack_integrity_bdev(&lim, ml->integrity_src);
+#endif
 
 	disk = blk_mq_alloc_disk(set, &lim, queuedata);
 	if (IS_ERR(disk) || ml->nowait)
@@ -412,6 +471,11 @@ static inline struct gendisk *mqs_alloc_disk(struct blk_mq_tag_set *set,
 		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
 	if (!ml->nowait)
 		blk_queue_flag_clear(QUEUE_FLAG_NOWAIT, q);
+#ifdef HAVE_BLK_INTEGRITY_COMPARE
+	if (ml->integrity_src)
+		blk_integrity_register(disk,
+				       bdev_get_integrity(ml->integrity_src));
+#endif
 	return disk;
 }
 #endif

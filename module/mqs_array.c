@@ -289,6 +289,34 @@ const struct attribute_group *mqs_attr_groups[] = {
 /* ---- queue limits ---------------------------------------------------- */
 
 /*
+ * The integrity (T10 PI) profile: the array takes the members' profile when
+ * every member has the same one.  Members that differ, or one without a
+ * profile, leave the array without one (md and dm do the same): it works,
+ * its data simply carries no protection information of ours; members that
+ * have a profile generate and verify their own.
+ */
+static void mqs_stack_integrity(struct mqs_array *a, struct mqs_limits *ml)
+{
+	struct block_device *first = a->members[0].bdev;
+	u32 i;
+
+	for (i = 1; i < a->nr_members; i++) {
+		struct block_device *b = a->members[i].bdev;
+
+		if (!mqs_integrity_same(first, b)) {
+			pr_info(MQSTRIPE_DISK_PREFIX "%d: integrity profile of %pg differs from %pg's: the array has none\n",
+				a->index, b, first);
+			return;
+		}
+	}
+	if (!bdev_get_integrity(first))
+		return;
+	ml->integrity_src = first;
+	/* the guard tags are computed before the data reaches the member */
+	ml->stable_writes = true;
+}
+
+/*
  * Compute the array's limits from its members (rules in README "Queue
  * limits"; the stacking semantics follow blk_stack_limits() in
  * block/blk-settings.c, our own hints follow dm-stripe's io_hints).
@@ -378,6 +406,7 @@ static void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 	}
 	ml->write_cache = any_wc;
 	ml->fua = any_wc && fua_all;
+	mqs_stack_integrity(a, ml);
 }
 
 /* ---- create ----------------------------------------------------------- */
@@ -693,6 +722,12 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	a->queue_depth = a->tag_set.queue_depth;
 
 	mqs_compute_limits(a, &ml);
+	if (ml.integrity_src) {
+		/* integrity clones (mqs_io.c) need the bioset's bip pools */
+		err = mqs_bioset_integrity_create(&a->bs, MQS_BIO_POOL_SIZE);
+		if (err)
+			goto out_free_tag_set;
+	}
 	a->disk = mqs_alloc_disk(&a->tag_set, &ml, a);
 	if (IS_ERR(a->disk)) {
 		err = PTR_ERR(a->disk);

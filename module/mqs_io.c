@@ -15,6 +15,9 @@
  * allocations are GFP_NOWAIT); where they would have to wait they are
  * requeued and dispatched again from kblockd (mqs_put_cmd()).
  *
+ * A request with an integrity payload (T10 PI) takes a clone path instead
+ * (mqs_queue_integrity()): one clone per array bio and chunk piece.
+ *
  * A request that fits in one chunk and has one bio (most small database
  * IO) takes a lean path: its member bio is a clone sharing the request's
  * bio_vec table, with no gather walk.
@@ -30,6 +33,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blk-mq.h>
+#include <linux/blk-integrity.h>
 #include <linux/bio.h>
 #include <linux/slab.h>
 
@@ -487,6 +491,102 @@ static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
 	return 1;
 }
 
+#ifdef CONFIG_BLK_DEV_INTEGRITY
+/*
+ * A clone of @src for @member.  As in mqs_gather_alloc(): no sleeping on
+ * the mempools while holding bios not yet submitted; a NOWAIT request does
+ * not wait at all.  With GFP_NOIO the bio and its integrity payload come
+ * from the bioset's mempools and cannot fail (see
+ * mqs_bioset_integrity_create()).
+ */
+static struct bio *mqs_clone_alloc(struct mqs_array *a, struct request *rq,
+				   struct bio *src, u32 member,
+				   struct bio_list *out)
+{
+	struct block_device *bdev = a->members[member].bdev;
+	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	struct bio *bio;
+
+	bio = bio_alloc_clone(bdev, src, GFP_NOWAIT | __GFP_NOWARN, &a->bs);
+	if (!bio && !(rq->cmd_flags & REQ_NOWAIT)) {
+		mqs_submit_list(out);
+		mqs_submit_deferred(rq->mq_hctx->driver_data);
+		bio = bio_alloc_clone(bdev, src, GFP_NOIO, &a->bs);
+	}
+	if (bio)
+		atomic_inc(&cmd->pending);
+	return bio;
+}
+
+/*
+ * Why a clone path: the gather builds one member bio from pieces of
+ * several array bios, but an integrity payload belongs to one bio and its
+ * protection tuples must stay with their data.  So a request with a
+ * payload becomes one clone per array bio and chunk piece, as in
+ * dm-stripe: bio_alloc_clone() clones the payload too (sharing its buffer)
+ * and bio_trim() trims it with the data (bio_integrity_trim()).
+ *
+ * Ref tags: blk_mq_start_request() on the array has remapped a write's tags
+ * to the array's sectors (t10_pi_type1_prepare()) and flagged its payload
+ * BIP_MAPPED_INTEGRITY, which clones inherit.  Each clone's seed is set to
+ * its piece's array ref tag and the flag cleared, so that the member's
+ * prepare remaps array to member sectors on a write, and the member's
+ * complete remaps member to array sectors on a read, which the array's own
+ * complete then maps back to the submitter's seed.
+ *
+ * Return: false when no clone could be had (status set: BLK_STS_AGAIN for a
+ * NOWAIT request, else BLK_STS_RESOURCE); clones made so far are on @out.
+ */
+static bool mqs_queue_integrity(struct mqs_array *a, struct request *rq,
+				blk_opf_t opf, struct bio_list *out)
+{
+	unsigned int shift = blk_get_integrity(a->disk)->interval_exp -
+			     SECTOR_SHIFT;
+	sector_t pos = blk_rq_pos(rq);
+	struct bio *src;
+
+	__rq_for_each_bio(src, rq) {
+		unsigned int len = bio_sectors(src), off = 0;
+
+		while (off < len) {
+			struct bio_integrity_payload *bip;
+			struct mqs_loc loc;
+			struct bio *bio;
+			unsigned int n;
+
+			mqs_map_sector(&a->geom, pos + off, &loc);
+			n = min_t(u64, len - off, loc.chunk_left);
+			bio = mqs_clone_alloc(a, rq, src, loc.member, out);
+			if (!bio) {
+				mqs_set_status(rq, rq->cmd_flags & REQ_NOWAIT ?
+					       BLK_STS_AGAIN : BLK_STS_RESOURCE);
+				return false;
+			}
+			bio_trim(bio, off, n);
+			/* the clone has REQ_INTEGRITY with its payload */
+			mqs_init_bio(bio, rq, &a->members[loc.member],
+				     opf | (bio->bi_opf & REQ_INTEGRITY),
+				     loc.sector);
+			bip = bio_integrity(bio);
+			if (bip) {
+				bip_set_seed(bip, (pos + off) >> shift);
+				bip->bip_flags &= ~BIP_MAPPED_INTEGRITY;
+			}
+			bio_list_add(out, bio);
+			off += n;
+		}
+		pos += len;
+	}
+	return true;
+}
+#else
+static bool mqs_queue_integrity(struct mqs_array *a, struct request *rq,
+				blk_opf_t opf, struct bio_list *out)
+{
+	return false;	/* blk_integrity_rq() is false: never called */
+}
+#endif
+
 /* Return: true when the lean path's bio took the submitter's reference. */
 static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 			 struct bio_list *out)
@@ -501,6 +601,10 @@ static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 
 	if (!a->poll)
 		opf &= ~MQS_REQ_POLLED;
+	if (blk_integrity_rq(rq)) {
+		mqs_queue_integrity(a, rq, opf, out);
+		return false;
+	}
 	/* the start is mapped once, for the lean path and the gather */
 	mqs_map_sector(g, start, &loc);
 	lean = mqs_queue_lean(a, rq, opf, &loc, out);

@@ -16,6 +16,8 @@
 #          virtio-blk without -> test_31_poll (only there)
 #   hotrm: 4 vCPUs, 4 NVMe 96M, nvme_core.io_timeout=5
 #          -> test_16_hot_remove (only there: it removes a drive)
+#   pi:    4 vCPUs, 4 NVMe 48M, the first 3 with T10 PI (ms=8,mset=0,pi=1)
+#          -> test_32_integrity (only there)
 # A test run in several boots counts once per kernel: failed if it failed
 # anywhere, passed if it passed somewhere, else skipped.
 # Prints each kernel's KTAP and ends with one line
@@ -68,9 +70,9 @@ for t in "$SELF"/test_[0-9][0-9]_*.sh; do
 	t=$(basename "$t")
 	ALL+=("${t%.sh}")
 done
-BOOTS=(main lbs4k poll hotrm)
+BOOTS=(main lbs4k poll hotrm pi)
 # tests that run only in their own boot, not in main
-OWN_BOOT=(test_31_poll test_16_hot_remove)
+OWN_BOOT=(test_31_poll test_16_hot_remove test_32_integrity)
 declare -A BOOT_OPTS BOOT_TESTS BOOT_TIMEOUT
 BOOT_OPTS[main]="--cpus 4 --mem 3072 --nvme 4 --nvme-size 272M --virtio-blk 2:64M:512:4096"
 BOOT_TESTS[main]=
@@ -87,6 +89,9 @@ BOOT_TIMEOUT[poll]=${gtimeout:-600}
 BOOT_OPTS[hotrm]="--cpus 4 --mem 2048 --nvme 4 --nvme-size 96M --append nvme_core.io_timeout=5"
 BOOT_TESTS[hotrm]="test_16_hot_remove"
 BOOT_TIMEOUT[hotrm]=${gtimeout:-600}
+BOOT_OPTS[pi]="--cpus 4 --mem 1536 --nvme 4 --nvme-size 48M --nvme-ns-opts ms=8,mset=0,pi=1;ms=8,mset=0,pi=1;ms=8,mset=0,pi=1; --env MQS_PI_BOOT=1"
+BOOT_TESTS[pi]="test_32_integrity"
+BOOT_TIMEOUT[pi]=${gtimeout:-600}
 
 # the tests asked for
 selected() {

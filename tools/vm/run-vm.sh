@@ -29,6 +29,9 @@ words are kept as given.
   --nvme-lbs BYTES    logical_block_size of the NVMe namespaces
   --nvme-pbs BYTES    physical_block_size of the NVMe namespaces
   --nvme-opts STR     extra -device nvme properties, e.g. mdts=5,max_ioqpairs=2
+  --nvme-ns-opts L    per-disk nvme-ns properties, ';'-separated, entry i for
+                      disk i, e.g. 'ms=8,mset=0,pi=1;;' (PI on disk 0 only);
+                      a disk with an entry gets its namespace as -device nvme-ns
   --nvme-images F,F.. attach these existing images, in this order (instead of fresh)
   --keep-images DIR   create the fresh images in DIR and keep them
   --virtio-blk C:S[:LBS[:PBS]]  C extra virtio-blk disks of size S (repeatable)
@@ -59,6 +62,7 @@ nvme_size=1G
 nvme_lbs=''
 nvme_pbs=''
 nvme_opts=''
+nvme_ns_opts=''
 nvme_images=''
 keep_dir=''
 vblk_specs=()
@@ -86,7 +90,7 @@ while [ $# -gt 0 ]; do
 	-v | --verbose) verbose=1; shift; continue ;;
 	--udev) udev=1; shift; continue ;;
 	--kernel | --cpus | --mem | --nvme | --nvme-size | --nvme-lbs | --nvme-pbs | --nvme-opts | \
-		--nvme-images | --keep-images | --virtio-blk | --share | --env | --append | --timeout | \
+		--nvme-ns-opts | --nvme-images | --keep-images | --virtio-blk | --share | --env | --append | --timeout | \
 		--accel | --console-log) ;;
 	*) mqs_warn "unknown option: $opt"; usage 2 ;;
 	esac
@@ -106,6 +110,7 @@ while [ $# -gt 0 ]; do
 	--nvme-lbs) nvme_lbs=$val ;;
 	--nvme-pbs) nvme_pbs=$val ;;
 	--nvme-opts) nvme_opts=$val ;;
+	--nvme-ns-opts) nvme_ns_opts=$val ;;
 	--nvme-images) nvme_images=$val ;;
 	--keep-images) keep_dir=$val ;;
 	--virtio-blk) vblk_specs+=("$val") ;;
@@ -259,14 +264,24 @@ else
 fi
 # qemu refuses logical > physical; default the physical size to the logical.
 [ -n "$nvme_lbs" ] && [ -z "$nvme_pbs" ] && nvme_pbs=$nvme_lbs
-nprops=''
-[ -n "$nvme_lbs" ] && nprops+=",logical_block_size=$nvme_lbs"
-[ -n "$nvme_pbs" ] && nprops+=",physical_block_size=$nvme_pbs"
-[ -n "$nvme_opts" ] && nprops+=",${nvme_opts#,}"
+bprops=''
+[ -n "$nvme_lbs" ] && bprops+=",logical_block_size=$nvme_lbs"
+[ -n "$nvme_pbs" ] && bprops+=",physical_block_size=$nvme_pbs"
+cprops=''
+[ -n "$nvme_opts" ] && cprops+=",${nvme_opts#,}"
+ns_opts=()
+[ -n "$nvme_ns_opts" ] && IFS=';' read -r -a ns_opts <<<"$nvme_ns_opts"
 i=0
 for f in "${nvme_files[@]}"; do
-	qargs+=(-drive "file=$(qe "$f"),if=none,id=nvm$i,format=raw,cache=unsafe"
-		-device "nvme,serial=$(serial_for "$f"),drive=nvm$i$nprops")
+	qargs+=(-drive "file=$(qe "$f"),if=none,id=nvm$i,format=raw,cache=unsafe")
+	ns=${ns_opts[i]:-}
+	if [ -n "$ns" ]; then
+		# the namespace's own properties (ms, pi, ...) need nvme-ns
+		qargs+=(-device "nvme,id=nvmc$i,serial=$(serial_for "$f")$cprops"
+			-device "nvme-ns,drive=nvm$i,bus=nvmc$i,nsid=1$bprops,${ns#,}")
+	else
+		qargs+=(-device "nvme,serial=$(serial_for "$f"),drive=nvm$i$bprops$cprops")
+	fi
 	i=$((i + 1))
 done
 nvme_total=${#nvme_files[@]}
