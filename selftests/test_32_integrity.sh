@@ -24,6 +24,8 @@ ifmt() { cat "$(blk_sys "$1")/integrity/format" 2>/dev/null || echo missing; }
 iattr() { cat "$(blk_sys "$1")/integrity/$2" 2>/dev/null; }
 
 PI=() PLAIN=()
+[ -d "$(blk_sys "$(nvme_disks | head -n 1)")/integrity" ] ||
+	mqs_skip "kernel without block integrity support (CONFIG_BLK_DEV_INTEGRITY)"
 for d in $(nvme_disks); do
 	if [ "$(ifmt "$d")" = none ]; then PLAIN+=("$d"); else PI+=("$d"); fi
 done
