@@ -14,10 +14,7 @@
 #include "mqstripe.h"
 #include "parse.h"
 
-static void set_err(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
+void mqs_set_err(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -90,34 +87,34 @@ int mqs_parse_size(const char *s, uint64_t *out, char *err, size_t len)
 	int n, shift;
 
 	if (!*s) {
-		set_err(err, len, "empty size: give bytes or a K, M or G suffix, e.g. 512K");
+		mqs_set_err(err, len, "empty size: give bytes or a K, M or G suffix, e.g. 512K");
 		return -EINVAL;
 	}
 	if (s[0] == '-' && is_digit(s[1])) {
-		set_err(err, len, "'%s' is negative: sizes are positive, e.g. 512K",
+		mqs_set_err(err, len, "'%s' is negative: sizes are positive, e.g. 512K",
 			s);
 		return -EINVAL;
 	}
 	n = read_decimal(s, &v);
 	if (n == -ERANGE) {
-		set_err(err, len, "'%s' is too large", s);
+		mqs_set_err(err, len, "'%s' is too large", s);
 		return -ERANGE;
 	}
 	if (n > 0 && (s[n] == '.' || s[n] == ',') && is_digit(s[n + 1])) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"'%s' is not a whole number: use a smaller unit, e.g. 1536K for 1.5M",
 			s);
 		return -EINVAL;
 	}
 	shift = n > 0 ? suffix_shift(s + n) : -1;
 	if (shift < 0) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"'%s' is not a size: give bytes or a K, M or G suffix (KiB, MiB, GiB), e.g. 512K",
 			s);
 		return -EINVAL;
 	}
 	if (v > (UINT64_MAX >> shift)) {
-		set_err(err, len, "'%s' is too large", s);
+		mqs_set_err(err, len, "'%s' is too large", s);
 		return -ERANGE;
 	}
 	*out = v << shift;
@@ -141,15 +138,15 @@ int mqs_parse_uint(const char *s, uint64_t max, uint64_t *out,
 	int n = read_decimal(s, &v);
 
 	if (n == -ERANGE || (n > 0 && !s[n] && v > max)) {
-		set_err(err, len, "'%s' is too large (at most %" PRIu64 ")",
+		mqs_set_err(err, len, "'%s' is too large (at most %" PRIu64 ")",
 			s, max);
 		return -ERANGE;
 	}
 	if (n <= 0 || s[n]) {
 		if (s[0] == '-' && is_digit(s[1]))
-			set_err(err, len, "'%s' is negative", s);
+			mqs_set_err(err, len, "'%s' is negative", s);
 		else
-			set_err(err, len, "'%s' is not a number", s);
+			mqs_set_err(err, len, "'%s' is not a number", s);
 		return -EINVAL;
 	}
 	*out = v;
@@ -204,7 +201,7 @@ int mqs_parse_uuid(const char *s, uint8_t uuid[16], char *err, size_t len)
 		i += 2;
 	}
 	if (!nonzero) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"'%s' is the nil UUID: give another one or leave out --uuid for a random one",
 			s);
 		return -EINVAL;
@@ -212,7 +209,7 @@ int mqs_parse_uuid(const char *s, uint8_t uuid[16], char *err, size_t len)
 	memcpy(uuid, u, sizeof(u));
 	return 0;
 bad:
-	set_err(err, len,
+	mqs_set_err(err, len,
 		"'%s' is not a UUID: use the form 01234567-89ab-cdef-0123-456789abcdef",
 		s);
 	return -EINVAL;
@@ -263,11 +260,11 @@ bool mqs_parse_dev_index(const char *s, uint32_t *index)
 int mqs_check_nr_members(uint64_t nr, char *err, size_t len)
 {
 	if (nr < MQSTRIPE_MIN_MEMBERS) {
-		set_err(err, len, "no members given");
+		mqs_set_err(err, len, "no members given");
 		return -EINVAL;
 	}
 	if (nr > MQSTRIPE_MAX_MEMBERS) {
-		set_err(err, len, "too many members: %" PRIu64
+		mqs_set_err(err, len, "too many members: %" PRIu64
 			" given, at most %d", nr, MQSTRIPE_MAX_MEMBERS);
 		return -EINVAL;
 	}
@@ -279,19 +276,21 @@ int mqs_check_chunk(uint64_t chunk, char *err, size_t len)
 	char a[32], b[32];
 
 	if (!chunk || (chunk & (chunk - 1))) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"chunk %s is not a power of two: use e.g. 64K or 512K",
 			mqs_size_exact(chunk, a, sizeof(a)));
 		return -EINVAL;
 	}
 	if (chunk < MQSTRIPE_MIN_CHUNK_BYTES) {
-		set_err(err, len, "chunk %s is smaller than %s (the smallest)",
+		mqs_set_err(err, len,
+			"chunk %s is smaller than %s (the smallest)",
 			mqs_size_exact(chunk, a, sizeof(a)),
 			mqs_size_exact(MQSTRIPE_MIN_CHUNK_BYTES, b, sizeof(b)));
 		return -EINVAL;
 	}
 	if (chunk > MQSTRIPE_MAX_CHUNK_BYTES) {
-		set_err(err, len, "chunk %s is larger than %s (the largest)",
+		mqs_set_err(err, len,
+			"chunk %s is larger than %s (the largest)",
 			mqs_size_exact(chunk, a, sizeof(a)),
 			mqs_size_exact(MQSTRIPE_MAX_CHUNK_BYTES, b, sizeof(b)));
 		return -EINVAL;
@@ -313,7 +312,7 @@ int mqs_check_stripe_width(uint64_t chunk, uint64_t nr, char *err,
 	while (nr && best > MQSTRIPE_MIN_CHUNK_BYTES &&
 	       best > MQSTRIPE_MAX_STRIPE_WIDTH_BYTES / nr)
 		best >>= 1;
-	set_err(err, len,
+	mqs_set_err(err, len,
 		"stripe width %" PRIu64 " members x %s chunk = %s is larger than %s: use --chunk %s or smaller",
 		nr, mqs_size_exact(chunk, a, sizeof(a)),
 		mqs_size_exact(nr * chunk, b, sizeof(b)),
@@ -327,7 +326,7 @@ int mqs_check_data_offset(uint64_t offset, char *err, size_t len)
 	char a[32], b[32];
 
 	if (offset % MQSTRIPE_DATA_OFFSET_ALIGN_BYTES) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"data offset %s is not a multiple of %s: use e.g. 1M",
 			mqs_size_exact(offset, a, sizeof(a)),
 			mqs_size_exact(MQSTRIPE_DATA_OFFSET_ALIGN_BYTES, b,
@@ -341,7 +340,7 @@ int mqs_check_queue_depth(uint64_t depth, char *err, size_t len)
 {
 	if (depth < MQSTRIPE_MIN_QUEUE_DEPTH ||
 	    depth > MQSTRIPE_MAX_QUEUE_DEPTH) {
-		set_err(err, len, "queue depth %" PRIu64
+		mqs_set_err(err, len, "queue depth %" PRIu64
 			" is outside %d..%d (default %d)", depth,
 			MQSTRIPE_MIN_QUEUE_DEPTH, MQSTRIPE_MAX_QUEUE_DEPTH,
 			MQSTRIPE_DEFAULT_QUEUE_DEPTH);
@@ -375,12 +374,12 @@ int mqs_check_name(const char *name, char *err, size_t len)
 	size_t i, n = strlen(name);
 
 	if (!n) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"the name is empty: leave out --name for an array without a name");
 		return -EINVAL;
 	}
 	if (n > MQSTRIPE_NAME_LEN - 1) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"name '%.40s%s' is %zu characters long, at most %d are allowed",
 			name, n > 40 ? "..." : "", n, MQSTRIPE_NAME_LEN - 1);
 		return -EINVAL;
@@ -391,23 +390,23 @@ int mqs_check_name(const char *name, char *err, size_t len)
 		if (name_char_ok(c))
 			continue;
 		if (c > ' ' && c < 0x7f)
-			set_err(err, len,
+			mqs_set_err(err, len,
 				"name '%s' has the character '%c': use only A-Z a-z 0-9 . _ -",
 				name, c);
 		else
-			set_err(err, len,
+			mqs_set_err(err, len,
 				"name has the byte 0x%02x: use only A-Z a-z 0-9 . _ -",
 				c);
 		return -EINVAL;
 	}
 	if (name[0] == '-') {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"name '%s' starts with '-' and would read as an option: choose another name",
 			name);
 		return -EINVAL;
 	}
 	if (mqs_parse_dev_index(name, &index)) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"name '%s' looks like a device name (%sN): choose another name",
 			name, MQSTRIPE_DISK_PREFIX);
 		return -EINVAL;
@@ -427,11 +426,11 @@ void mqs_reason_too_small(uint64_t size, uint64_t chunk, uint64_t offset,
 	uint64_t need = mqs_member_min_bytes(chunk, offset);
 
 	if (size != MQS_SIZE_UNKNOWN)
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"member is too small: needs at least data offset + one chunk (%" PRIu64 " bytes), has %" PRIu64 " bytes",
 			need, size);
 	else
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"member is too small: needs at least data offset + one chunk (%" PRIu64 " bytes)",
 			need);
 }
@@ -446,11 +445,11 @@ void mqs_reason_chunk_lt_pbs(uint64_t chunk, unsigned int pbs,
 	if (!pbs_hint)
 		pbs_hint = PBS_GENERIC_HINT;
 	if (pbs)
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"chunk %" PRIu64 " is smaller than the member's physical block size %u (check %s): use --chunk %s or larger",
 			chunk, pbs, pbs_hint, mqs_size_exact(pbs, a, sizeof(a)));
 	else
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"chunk %" PRIu64 " is smaller than the member's physical block size (check %s): use a larger --chunk",
 			chunk, pbs_hint);
 }
@@ -461,11 +460,11 @@ void mqs_reason_offset_align(uint64_t offset, unsigned int pbs,
 	if (!pbs_hint)
 		pbs_hint = PBS_GENERIC_HINT;
 	if (pbs)
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"data offset %" PRIu64 " is not a multiple of the member's physical block size %u (check %s): use a --data-offset that is",
 			offset, pbs, pbs_hint);
 	else
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"data offset %" PRIu64 " is not a multiple of the member's physical block size (check %s): use a --data-offset that is",
 			offset, pbs_hint);
 }

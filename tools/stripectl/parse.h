@@ -20,6 +20,13 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
+/*
+ * Write a reason to @err (at most @len bytes); does nothing when @err is
+ * NULL or @len is 0.  Shared by parse.c, superblock.c and sbgroup.c.
+ */
+void mqs_set_err(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 int mqs_parse_size(const char *s, uint64_t *out, char *err, size_t len);
 int mqs_parse_uint(const char *s, uint64_t max, uint64_t *out,
 		   char *err, size_t len);

@@ -7,25 +7,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sbgroup.h"
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 /* "array 'db' (UUID ...)" or "array (UUID ...)" for an unnamed one */
 void mqs_array_label(const struct mqs_sb *sb, char *buf, size_t len)
@@ -91,7 +76,7 @@ int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
 			return n ? 0 : -ENOENT;
 		mqs_array_label(&c[first]->sb, a, sizeof(a));
 		mqs_array_label(&c[best]->sb, b, sizeof(b));
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"%s: a member of another %s, not of %s like %s: members of different arrays; leave it out or pick one array with --name or --uuid",
 			c[first]->path, a, b, c[best]->path);
 		return -EINVAL;
@@ -108,7 +93,7 @@ int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
 				      c[first]->sb.array_uuid)) {
 			mqs_format_uuid(c[first]->sb.array_uuid, a);
 			mqs_format_uuid(c[i]->sb.array_uuid, b);
-			set_err(err, len,
+			mqs_set_err(err, len,
 				"two arrays are named '%s' (UUID %s on %s, UUID %s on %s): pick one with --uuid",
 				name, a, c[first]->path, b, c[i]->path);
 			return -EINVAL;
@@ -117,12 +102,12 @@ int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
 	if (first < n)
 		return 0;
 	if (name) {
-		set_err(err, len, "no member of an array named '%s' found",
+		mqs_set_err(err, len, "no member of an array named '%s' found",
 			name);
 	} else {
 		mqs_format_uuid(uuid, a);
-		set_err(err, len, "no member of the array with UUID %s found",
-			a);
+		mqs_set_err(err, len,
+			"no member of the array with UUID %s found", a);
 	}
 	return -ENOENT;
 }
@@ -212,14 +197,14 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, size_t *slots,
 	size_t i, newest = 0;
 
 	if (!n) {
-		set_err(err, len, "no members");
+		mqs_set_err(err, len, "no members");
 		return -ENODEV;
 	}
 	ref = &c[0]->sb;
 	mqs_array_label(ref, label, sizeof(label));
 	for (i = 1; i < n; i++) {
 		if (disagree(&c[i]->sb, ref, what, sizeof(what))) {
-			set_err(err, len,
+			mqs_set_err(err, len,
 				"%s: disagrees with %s on the %s of %s: the superblocks do not describe one array; leave out the odd one",
 				c[i]->path, c[0]->path, what, label);
 			return -EINVAL;
@@ -238,12 +223,12 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, size_t *slots,
 			mqs_format_uuid(c[other]->sb.member_uuid, m1);
 			mqs_format_uuid(sb->member_uuid, m2);
 			if (!strcmp(m1, m2))
-				set_err(err, len,
+				mqs_set_err(err, len,
 					"%s and %s both claim slot %" PRIu32 " of %s with member UUID %s: one is a copy of the other; leave the copy out",
 					c[other]->path, c[i]->path, sb->slot,
 					label, m1);
 			else
-				set_err(err, len,
+				mqs_set_err(err, len,
 					"%s and %s both claim slot %" PRIu32 " of %s (member UUIDs %s and %s); leave the wrong one out",
 					c[other]->path, c[i]->path, sb->slot,
 					label, m1, m2);
@@ -260,11 +245,11 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, size_t *slots,
 	if (missing) {
 		slot_uuid(ref, first_missing, u, sizeof(u));
 		if (missing == 1)
-			set_err(err, len,
+			mqs_set_err(err, len,
 				"%s: slot %" PRIu32 " (%s) is missing: found %zu of %" PRIu32 " members; attach that device and retry",
 				label, first_missing, u, n, ref->nr_members);
 		else
-			set_err(err, len,
+			mqs_set_err(err, len,
 				"%s: slot %" PRIu32 " (%s) and %" PRIu32 " more are missing: found %zu of %" PRIu32 " members; attach those devices and retry",
 				label, first_missing, u, missing - 1, n,
 				ref->nr_members);
@@ -285,7 +270,7 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, size_t *slots,
 
 			if (m->sb.events + 1 >= max_ev)
 				continue;
-			set_err(err, len,
+			mqs_set_err(err, len,
 				"%s: stale member of %s: its event counter is %" PRIu64 ", %s is at %" PRIu64 " (an old copy of slot %" PRIu32 "?); find the current device for that slot",
 				m->path, label, m->sb.events,
 				c[newest]->path, max_ev, s);
@@ -298,13 +283,13 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, size_t *slots,
 		uint64_t need = m->sb.data_offset_bytes + m->sb.data_bytes;
 
 		if (m->lbs != m->sb.member_lbs) {
-			set_err(err, len,
+			mqs_set_err(err, len,
 				"%s: logical block size is now %u bytes, it was %" PRIu32 " when %s was created: the device changed (reformatted?); refusing to assemble",
 				m->path, m->lbs, m->sb.member_lbs, label);
 			return -EINVAL;
 		}
 		if (m->size_bytes < need) {
-			set_err(err, len,
+			mqs_set_err(err, len,
 				"%s: is %" PRIu64 " bytes now, %s needs %" PRIu64 " (data offset + data) on slot %" PRIu32 ": the device shrank",
 				m->path, m->size_bytes, label, need, s);
 			return -ENOSPC;

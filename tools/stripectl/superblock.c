@@ -7,26 +7,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "parse.h"
 #include "superblock.h"
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 /* ----- CRC-32C (Castagnoli), as in iSCSI, ext4, btrfs and XFS ----- */
 
@@ -217,45 +202,45 @@ enum mqs_sb_status mqs_sb_decode(const uint8_t *block, struct mqs_sb *sb,
 	uint64_t unknown;
 
 	memset(sb, 0, sizeof(*sb));
-	set_err(err, len, "no mqstripe superblock");
+	mqs_set_err(err, len, "no mqstripe superblock");
 	if (!mqs_sb_has_magic(block))
 		return MQS_SB_NONE;
 	decode_fields(block, sb);
 	sb->name[MQSTRIPE_NAME_LEN - 1] = '\0';
 	if (sb->version != MQS_SB_VERSION) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"superblock format version %" PRIu32 " is not supported (this stripectl reads version %u): use a newer stripectl",
 			sb->version, MQS_SB_VERSION);
 		return MQS_SB_BAD_VERSION;
 	}
 	crc = mqs_sb_block_crc(block);
 	if (crc != sb->crc) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"superblock checksum mismatch (stored 0x%08" PRIx32 ", computed 0x%08" PRIx32 "): the superblock is damaged",
 			sb->crc, crc);
 		return MQS_SB_BAD_CRC;
 	}
 	unknown = sb->feature_incompat & ~MQS_SB_FEAT_INCOMPAT_KNOWN;
 	if (unknown) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"superblock has unknown incompatible feature flags 0x%" PRIx64 ": this stripectl cannot use the array, use a newer stripectl",
 			unknown);
 		return MQS_SB_INCOMPAT;
 	}
 	if (sb->layout != MQS_SB_LAYOUT_STRIPE) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"superblock has layout version %" PRIu32 ", this stripectl and module know only layout %u: use a newer stripectl",
 			sb->layout, MQS_SB_LAYOUT_STRIPE);
 		return MQS_SB_BAD_LAYOUT;
 	}
 	if (!memchr(block + MQS_SB_OFF_NAME, '\0', MQSTRIPE_NAME_LEN)) {
-		set_err(err, len,
+		mqs_set_err(err, len,
 			"superblock is invalid: the name is not NUL-terminated");
 		return MQS_SB_INVALID;
 	}
 	if (mqs_sb_check_fields(sb, err, len))
 		return MQS_SB_INVALID;
-	set_err(err, len, "valid");
+	mqs_set_err(err, len, "valid");
 	return MQS_SB_OK;
 }
 
@@ -339,7 +324,7 @@ int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len)
 
 	if (!why[0])
 		return 0;
-	set_err(err, len, "superblock is invalid: %s", why);
+	mqs_set_err(err, len, "superblock is invalid: %s", why);
 	return -EINVAL;
 }
 
