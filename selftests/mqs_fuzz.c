@@ -68,6 +68,7 @@
 #include <sys/wait.h>
 
 #include "mqstripe.h"
+#include "mqs_ktap.h"
 
 #ifndef CTL_PATH
 #define CTL_PATH	"/dev/" MQSTRIPE_CONTROL_NAME
@@ -82,61 +83,6 @@
 #define LIVE_MAX	2	/* arrays a worker keeps before removing */
 
 static long page_size;
-
-/* ------------------------------------------------------------ KTAP */
-
-static int nr_checks, nr_fail;
-
-static void result(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	nr_checks++;
-	if (!ok)
-		nr_fail++;
-	printf("%sok %d ", ok ? "" : "not ", nr_checks);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("# ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
-static const char *ename(int e)
-{
-	static char buf[32];
-
-	switch (e) {
-	case 0: return "success";
-	case EINVAL: return "EINVAL";
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case EBADF: return "EBADF";
-	case ENOTBLK: return "ENOTBLK";
-	case EBUSY: return "EBUSY";
-	case ENOSPC: return "ENOSPC";
-	case ENODEV: return "ENODEV";
-	case ENXIO: return "ENXIO";
-	case EEXIST: return "EEXIST";
-	case ENOTTY: return "ENOTTY";
-	case EFAULT: return "EFAULT";
-	case ENOMEM: return "ENOMEM";
-	}
-	snprintf(buf, sizeof(buf), "errno %d", e);
-	return buf;
-}
 
 /* ------------------------------------------------------- random */
 
@@ -1726,6 +1672,5 @@ report:
 		}
 	result(rc == 0, "every member claimable again (O_EXCL open) # %d of %d busy",
 	       rc, nreal + nwide);
-	printf("1..%d\n", nr_checks);
-	return nr_fail ? 1 : 0;
+	return ktap_finish();
 }

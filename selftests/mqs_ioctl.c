@@ -25,50 +25,14 @@
 #include <unistd.h>
 
 #include "mqstripe.h"
+#include "mqs_ktap.h"
 
-static int nr_checks, nr_fail;
 static int ctl = -1;
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	nr_checks++;
-	if (!ok)
-		nr_fail++;
-	printf("%sok %d ", ok ? "" : "not ", nr_checks);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 /* ioctl returning 0 or the errno */
 static int xioctl(unsigned long cmd, void *arg)
 {
 	return ioctl(ctl, cmd, arg) ? errno : 0;
-}
-
-static const char *ename(int e)
-{
-	static char buf[32];
-
-	switch (e) {
-	case 0: return "success";
-	case EINVAL: return "EINVAL";
-	case EPERM: return "EPERM";
-	case EBADF: return "EBADF";
-	case ENOTBLK: return "ENOTBLK";
-	case EBUSY: return "EBUSY";
-	case ENOSPC: return "ENOSPC";
-	case ENODEV: return "ENODEV";
-	case EEXIST: return "EEXIST";
-	case ENOTTY: return "ENOTTY";
-	case EFAULT: return "EFAULT";
-	}
-	snprintf(buf, sizeof(buf), "errno %d", e);
-	return buf;
 }
 
 static void expect(int got, int want, const char *what)
@@ -438,6 +402,5 @@ int main(int argc, char **argv)
 	t_version();
 	t_list();
 	t_create();
-	printf("1..%d\n", nr_checks);
-	return nr_fail ? 1 : 0;
+	return ktap_finish();
 }
