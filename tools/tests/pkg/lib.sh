@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Shared by the packaging tests (tools/tests/pkg/test_*.sh): KTAP output,
-# the repository's version, module checks and host snapshots.
+# the repository's version, module checks, the DKMS guest and host snapshots.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 # shellcheck disable=SC2034 # used by the tests
@@ -111,6 +111,73 @@ check_module_file() {
 		fi
 	else
 		skip "no /var/lib/dkms/mok.pub" "$k: module signed with the DKMS MOK key"
+	fi
+}
+
+# check_dkms_installed KERNEL...: dkms status says installed for each
+# KERNEL, and its module is in updates/dkms/ with the right modinfo.
+check_dkms_installed() {
+	local st k f
+	st=$(dkms status -m mqstripe -v "$VERSION" 2>/dev/null)
+	echo "$st" | diag
+	for k in "$@"; do
+		if echo "$st" | grep -q "^mqstripe/$VERSION, $k, [^:]*: installed"; then
+			ok "$k: dkms status: installed"
+		else
+			not_ok "$k: dkms status: installed"
+		fi
+		if f=$(dkms_module "$k"); then
+			ok "$k: module in /lib/modules/$k/updates/dkms/"
+			check_module_file "$k" "$f"
+		else
+			not_ok "$k: module in /lib/modules/$k/updates/dkms/"
+		fi
+	done
+}
+
+# check_modules_gone KERNEL...: no DKMS module and no modules.dep entry
+# of mqstripe is left for any KERNEL.
+check_modules_gone() {
+	local k
+	for k in "$@"; do
+		if dkms_module "$k" >/dev/null || grep -q mqstripe "/lib/modules/$k/modules.dep"; then
+			not_ok "$k: module and its modules.dep entry gone"
+		else
+			ok "$k: module and its modules.dep entry gone"
+		fi
+	done
+}
+
+# guest_dkms DESC KERNEL [STRIPECTL]: one test point DESC: a QEMU guest of
+# KERNEL (the host root is its root: it sees the installed module and the
+# host's modules.dep) runs guest_dkms.sh, with STRIPECTL if given, else
+# with the build tree's (skipped when it is not built).  Writes $TMP/guest.
+guest_dkms() {
+	local desc=$1 k=$2 start rc
+	local runvm=$TOP/tools/vm/run-vm.sh
+	shift 2
+	if [ "${PKG_VM:-1}" = 0 ]; then
+		skip "PKG_VM=0" "$desc"
+		return
+	fi
+	if [ ! -x "$runvm" ] || ! command -v qemu-system-x86_64 >/dev/null; then
+		skip "no QEMU test bed" "$desc"
+		return
+	fi
+	if [ $# -eq 0 ] && [ ! -x "$STRIPECTL" ]; then
+		skip "stripectl not built" "$desc"
+		return
+	fi
+	start=$SECONDS
+	"$runvm" --kernel "$k" --nvme 4 --nvme-size 256M --timeout 300 --append oops=panic -- \
+		bash tools/tests/pkg/guest_dkms.sh "$VERSION" "$@" >"$TMP/guest" 2>&1
+	rc=$?
+	grep '^GUEST ' "$TMP/guest" | sed 's/^GUEST /# /'
+	if [ "$rc" -eq 0 ] && grep -q '^GUEST done' "$TMP/guest"; then
+		ok "$desc ($((SECONDS - start)) s)"
+	else
+		not_ok "$desc (exit $rc)"
+		grep -v '^GUEST ' "$TMP/guest" | tail -n 30 | diag
 	fi
 }
 

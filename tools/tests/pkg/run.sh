@@ -12,29 +12,12 @@
 # Env: PKG_VM=0 skips the QEMU guests; PKG_TESTS="test_man ..." runs some.
 here=$(cd "$(dirname "$0")" && pwd)
 tests=${PKG_TESTS:-test_install test_man test_completion test_modinfo test_dkms test_deb}
-passed=0
-failed=0
-skipped=0
-out=$(mktemp) || exit 1
-trap 'rm -f "$out"' EXIT
+# shellcheck source=SCRIPTDIR/../run_lib.sh
+. "$here/../run_lib.sh"
 
 for t in $tests; do
 	t=${t%.sh}
-	echo "# running $t"
-	bash "$here/$t.sh" >"$out" 2>&1
-	rc=$?
-	cat "$out"
-	p=$(grep -E '^ok [0-9]+' "$out" | grep -cv '# SKIP')
-	s=$(grep -cE '^ok [0-9]+.*# SKIP' "$out")
-	f=$(grep -cE '^not ok [0-9]+' "$out")
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "not ok - $t exited with status $rc"
-		f=1
-	fi
-	passed=$((passed + p))
-	skipped=$((skipped + s))
-	failed=$((failed + f))
+	run_test "$t" bash "$here/$t.sh"
 done
 
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+run_summary

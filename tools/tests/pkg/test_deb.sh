@@ -70,21 +70,7 @@ check "dpkg -i $(basename "$dkms_deb") $(basename "$tool_deb")" \
 echo "# dpkg -i took $((SECONDS - start)) s"
 dpkg-query -L mqstripe-dkms stripectl 2>/dev/null | LC_ALL=C sort -u >"$TMP/pkgfiles"
 
-st=$(dkms status -m mqstripe -v "$VERSION" 2>/dev/null)
-echo "$st" | diag
-for k in "${KERNELS[@]}"; do
-	if echo "$st" | grep -q "^mqstripe/$VERSION, $k, [^:]*: installed"; then
-		ok "$k: dkms status: installed"
-	else
-		not_ok "$k: dkms status: installed"
-	fi
-	if f=$(dkms_module "$k"); then
-		ok "$k: module in /lib/modules/$k/updates/dkms/"
-		check_module_file "$k" "$f"
-	else
-		not_ok "$k: module in /lib/modules/$k/updates/dkms/"
-	fi
-done
+check_dkms_installed "${KERNELS[@]}"
 
 expect "/usr/sbin/stripectl --version" "stripectl $VERSION" \
 	"$(/usr/sbin/stripectl --version 2>/dev/null | head -n 1)"
@@ -126,26 +112,9 @@ for f in tools/systemd/*.service; do
 done
 
 # One guest boot: the module the package's DKMS hook built loads.
-RUNVM=$TOP/tools/vm/run-vm.sh
 k=${KERNELS[${#KERNELS[@]} - 1]}
-desc="$k guest: modprobe loads the packaged DKMS module; create, mkfs.xfs, mount"
-if [ "${PKG_VM:-1}" = 0 ]; then
-	skip "PKG_VM=0" "$desc"
-elif [ ! -x "$RUNVM" ] || ! command -v qemu-system-x86_64 >/dev/null; then
-	skip "no QEMU test bed" "$desc"
-else
-	start=$SECONDS
-	"$RUNVM" --kernel "$k" --nvme 4 --nvme-size 256M --timeout 300 --append oops=panic -- \
-		bash tools/tests/pkg/guest_dkms.sh "$VERSION" /usr/sbin/stripectl >"$TMP/guest" 2>&1
-	rc=$?
-	grep '^GUEST ' "$TMP/guest" | sed 's/^GUEST /# /'
-	if [ "$rc" -eq 0 ] && grep -q '^GUEST done' "$TMP/guest"; then
-		ok "$desc ($((SECONDS - start)) s)"
-	else
-		not_ok "$desc (exit $rc)"
-		grep -v '^GUEST ' "$TMP/guest" | tail -n 30 | diag
-	fi
-fi
+guest_dkms "$k guest: modprobe loads the packaged DKMS module; create, mkfs.xfs, mount" \
+	"$k" /usr/sbin/stripectl
 
 start=$SECONDS
 check "apt-get purge mqstripe-dkms stripectl" \
@@ -159,13 +128,7 @@ left=$(while read -r f; do
 	{ [ -f "$f" ] || [ -L "$f" ]; } && echo "$f"
 done <"$TMP/pkgfiles")
 expect "no file of the packages left" "" "$left"
-for k in "${KERNELS[@]}"; do
-	if dkms_module "$k" >/dev/null || grep -q mqstripe "/lib/modules/$k/modules.dep"; then
-		not_ok "$k: module and its modules.dep entry gone"
-	else
-		ok "$k: module and its modules.dep entry gone"
-	fi
-done
+check_modules_gone "${KERNELS[@]}"
 restore_mok
 snapshot "$TMP/after"
 compare_snapshots "host files as before dpkg -i" "$TMP/before" "$TMP/after"

@@ -56,61 +56,16 @@ else
 	diag <"$TMP/d"
 fi
 
-st=$(dkms status -m mqstripe -v "$VERSION" 2>/dev/null)
-echo "$st" | diag
-for k in "${KERNELS[@]}"; do
-	if echo "$st" | grep -q "^mqstripe/$VERSION, $k, [^:]*: installed"; then
-		ok "$k: dkms status: installed"
-	else
-		not_ok "$k: dkms status: installed"
-	fi
-	if f=$(dkms_module "$k"); then
-		ok "$k: module in /lib/modules/$k/updates/dkms/"
-		check_module_file "$k" "$f"
-	else
-		not_ok "$k: module in /lib/modules/$k/updates/dkms/"
-	fi
-done
+check_dkms_installed "${KERNELS[@]}"
 
-# In the guests (the host root is their root: they see the installed
-# module and the host's modules.dep).
-RUNVM=$TOP/tools/vm/run-vm.sh
+# In the guests: the DKMS module loads.
 for k in "${KERNELS[@]}"; do
-	desc="$k guest: modprobe loads the DKMS module; create, mkfs.xfs, mount"
-	if [ "${PKG_VM:-1}" = 0 ]; then
-		skip "PKG_VM=0" "$desc"
-		continue
-	fi
-	if [ ! -x "$RUNVM" ] || ! command -v qemu-system-x86_64 >/dev/null; then
-		skip "no QEMU test bed" "$desc"
-		continue
-	fi
-	if [ ! -x "$STRIPECTL" ]; then
-		skip "stripectl not built" "$desc"
-		continue
-	fi
-	start=$SECONDS
-	"$RUNVM" --kernel "$k" --nvme 4 --nvme-size 256M --timeout 300 --append oops=panic -- \
-		bash tools/tests/pkg/guest_dkms.sh "$VERSION" >"$TMP/guest" 2>&1
-	rc=$?
-	grep '^GUEST ' "$TMP/guest" | sed 's/^GUEST /# /'
-	if [ "$rc" -eq 0 ] && grep -q '^GUEST done' "$TMP/guest"; then
-		ok "$desc ($((SECONDS - start)) s)"
-	else
-		not_ok "$desc (exit $rc)"
-		grep -v '^GUEST ' "$TMP/guest" | tail -n 30 | diag
-	fi
+	guest_dkms "$k guest: modprobe loads the DKMS module; create, mkfs.xfs, mount" "$k"
 done
 
 check "make dkms-uninstall" make dkms-uninstall
 expect "dkms status after dkms-uninstall" "" "$(dkms status -m mqstripe 2>/dev/null)"
-for k in "${KERNELS[@]}"; do
-	if dkms_module "$k" >/dev/null || grep -q mqstripe "/lib/modules/$k/modules.dep"; then
-		not_ok "$k: module and its modules.dep entry gone"
-	else
-		ok "$k: module and its modules.dep entry gone"
-	fi
-done
+check_modules_gone "${KERNELS[@]}"
 restore_mok
 snapshot "$TMP/after"
 compare_snapshots "host files as before dkms-install" "$TMP/before" "$TMP/after"
