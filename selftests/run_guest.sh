@@ -21,6 +21,7 @@
 # Ends with "# totals: pass:N fail:N skip:N"; exit 1 if any test failed.
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/guest_lib.sh"
 
 # The whole script is one compound command: bash parses it completely
 # before running, so editing the file during a run cannot break the run.
@@ -107,17 +108,8 @@ fi
 
 # remove what a killed test may have left: mounts on arrays, arrays, dm
 leftovers() {
-	local what="" d m
-	while read -r m; do
-		[ -n "$m" ] || continue
-		what+="mount $m; "
-		umount "$m" 2>/dev/null || umount -l "$m"
-	done < <(awk '$1 ~ /^\/dev\/mqstripe|^\/dev\/mapper\/mqst-|mqs-tmpfs/ || $2 ~ /^\/tmp\/mqs-/ { print $2 }' /proc/mounts | sort -r)
-	for d in /sys/block/mqstripe*; do
-		[ -e "$d" ] || continue
-		what+="array $(basename "$d"); "
-		timeout 60 "$STRIPECTL" stop "/dev/$(basename "$d")" >/dev/null 2>&1
-	done
+	local what d
+	what=$(leftover_mounts_arrays '^/dev/mqstripe|^/dev/mapper/mqst-|mqs-tmpfs')
 	for d in $(dmsetup ls 2>/dev/null | awk '$1 ~ /^mqst-/ { print $1 }'); do
 		what+="dm $d; "
 		dmsetup remove --noudevsync --retry "$d" >/dev/null 2>&1
@@ -225,11 +217,7 @@ for t in "${tests[@]}"; do
 		diag "left behind: $left"
 		reasons+=("left behind: $left")
 	fi
-	if ! klog=$(klog_scan "$mark"); then
-		diag "kernel log since the test started:"
-		diag "$klog"
-		reasons+=("kernel log has warnings")
-	fi
+	klog_reason "$mark"
 	if [ $lockdep_was_on = 1 ] && ! lockdep_on; then
 		reasons+=("lockdep turned itself off during the test")
 	fi
@@ -237,27 +225,12 @@ for t in "${tests[@]}"; do
 		died_in=$t
 		reasons+=("kernel oops (taint D)")
 	fi
-	[ ${#reasons[@]} -gt 0 ] && rc=1
-	skipwhy=$(sed -n 's/^ok [0-9]* .* # SKIP //p' "$log" | head -n 1)
-	rm -f "$log"
-	case $rc in
-	0)
-		ktap_ok $i "$name # ${took}s"
-		npass=$((npass + 1))
-		;;
-	4)
-		ktap_skip $i "$name" "${skipwhy:-no reason given}"
-		nskip=$((nskip + 1))
-		;;
-	*)
-		if [ ${#reasons[@]} -gt 0 ]; then
-			ktap_not_ok $i "$name # ${took}s; $(IFS=';'; echo "${reasons[*]}")"
-		else
-			ktap_not_ok $i "$name # ${took}s; exit code $rc"
-		fi
-		nfail=$((nfail + 1))
-		;;
-	esac
+	failwhy="exit code $rc"
+	if [ ${#reasons[@]} -gt 0 ]; then
+		rc=1
+		failwhy=$(IFS=';'; echo "${reasons[*]}")
+	fi
+	test_result $i "$name" "$rc" "$took" "$log" "$failwhy"
 done
 
 # The whole run: unload the module (what it did not free on exit is no

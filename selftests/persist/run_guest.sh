@@ -13,6 +13,8 @@
 
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../guest_lib.sh
+. "$PERSIST_SELF/../guest_lib.sh"
 
 timeout_s=${MQS_TIMEOUT:-300}
 
@@ -37,17 +39,8 @@ mod_ok=$?
 [ $mod_ok = 0 ] || diag "cannot load $MQS_MODULE: $modmsg"
 
 leftovers() {
-	local what="" d m
-	while read -r m; do
-		[ -n "$m" ] || continue
-		what+="mount $m; "
-		umount "$m" 2>/dev/null || umount -l "$m"
-	done < <(awk '$1 ~ /^\/dev\/mqstripe/ || $2 ~ /^\/tmp\/mqs-/ { print $2 }' /proc/mounts | sort -r)
-	for d in /sys/block/mqstripe*; do
-		[ -e "$d" ] || continue
-		what+="array $(basename "$d"); "
-		timeout 60 "$STRIPECTL" stop "/dev/$(basename "$d")" >/dev/null 2>&1
-	done
+	local what d
+	what=$(leftover_mounts_arrays '^/dev/mqstripe')
 	for d in /sys/block/md[0-9]*; do
 		[ -e "$d" ] || continue
 		what+="md $(basename "$d"); "
@@ -81,29 +74,10 @@ for t in "$@"; do
 	[ "$rc" = 124 ] && reasons+=("timed out after ${timeout_s}s")
 	left=$(leftovers)
 	[ -n "$left" ] && reasons+=("left behind: $left")
-	if ! klog=$(klog_scan "$mark"); then
-		diag "kernel log since the test started:"
-		diag "$klog"
-		reasons+=("kernel log has warnings")
-	fi
+	klog_reason "$mark"
 	[ ${#reasons[@]} -gt 0 ] && rc=1
-	skipwhy=$(sed -n 's/^ok [0-9]* .* # SKIP //p' "$log" | head -n 1)
-	rm -f "$log"
-	case $rc in
-	0)
-		ktap_ok $i "$name # ${took}s"
-		npass=$((npass + 1))
-		;;
-	4)
-		ktap_skip $i "$name" "${skipwhy:-no reason given}"
-		nskip=$((nskip + 1))
-		;;
-	*)
-		rtxt=$(IFS=';'; echo "${reasons[*]}")
-		ktap_not_ok $i "$name # ${took}s; exit $rc${rtxt:+; $rtxt}"
-		nfail=$((nfail + 1))
-		;;
-	esac
+	rtxt=$(IFS=';'; echo "${reasons[*]}")
+	test_result $i "$name" "$rc" "$took" "$log" "exit $rc${rtxt:+; $rtxt}"
 done
 echo "# totals: pass:$npass fail:$nfail skip:$nskip"
 [ $nfail -eq 0 ]
