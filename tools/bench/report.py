@@ -625,6 +625,9 @@ def write_report(D, F, T, T7, plots, path, elapsed):
         ["accelerator", "%s (requested: %s)" % (", ".join(accel),
                                                 hs.get("accel_requested",
                                                        "?"))],
+        ["guest clocksource", ", ".join(sorted({
+            "%s: %s" % (s, D.setups[s]["env"].get("clocksource") or "?")
+            for s in sorted(D.setups) if D.setups[s].get("env")}))],
         ["QEMU", hs.get("qemu", "?")],
         ["fio", env0.get("fio_version", "?")],
         ["mdadm", (env0.get("mdadm_version") or "?").replace(
