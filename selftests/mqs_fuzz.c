@@ -695,9 +695,15 @@ static void hold_array(uint32_t idx)
 }
 
 /* check what a CREATE wrote back (its struct was in a writable place) */
+/*
+ * @fds: the @nfds fds we placed for the kernel (readable where it read
+ * them).  A mutated nr_members can make the kernel read past them, into
+ * memory we did not fill: a member at or beyond @nfds has no fd to check.
+ */
 static void check_create_result(const struct mqstripe_create *in,
 				const struct mqstripe_create *out, int e,
-				const int32_t *fds, bool fds_readable)
+				const int32_t *fds, unsigned int nfds,
+				bool fds_readable)
 {
 	static const struct { int e; uint32_t code; } map[] = {
 		{ EBADF, MQSTRIPE_ERR_BAD_FD }, { ENOTBLK, MQSTRIPE_ERR_NOT_BLOCK },
@@ -734,7 +740,8 @@ static void check_create_result(const struct mqstripe_create *in,
 			bad_call("CREATE %s: error_code %u error_member %u, expected code %u and a member",
 				 ename(e), out->error_code, out->error_member,
 				 map[i].code);
-		else if (e == EBADF && fds_readable) {
+		else if (e == EBADF && fds_readable &&
+			 out->error_member < nfds) {
 			int32_t fd = fds[out->error_member];
 
 			int fl = fd >= 0 && fd < 1024 && fd != CLOSED_FD ?
@@ -787,6 +794,7 @@ static void fuzz_one(void)
 	unsigned int cls, nmut, k;
 	int vi, e;
 	bool wide, sane, fds_readable = false;
+	unsigned int nfds = 0;
 	void *fd_arr, *argp;
 	uint32_t nr;
 	enum place pl = PL_NORMAL, apl = PL_NORMAL;
@@ -849,6 +857,7 @@ static void fuzz_one(void)
 					interesting64();
 			k = nr < MAX_MEMBERS_TRY ? nr : MAX_MEMBERS_TRY;
 			fill_fds(fds, k, sane || chance(40), wide);
+			nfds = k;
 			if (!sane && !wide && chance(10) && k >= 2)
 				fds[1 + rndn(k - 1)] = fds[0];	/* duplicate */
 			apl = sane ? PL_NORMAL : pick_place();
@@ -946,18 +955,19 @@ static void fuzz_one(void)
 	memcpy(&out, argp, size);
 	switch (vi) {
 	case 1:
-		check_create_result(&in.c, &out.c, e, fds, fds_readable);
+		check_create_result(&in.c, &out.c, e, fds, nfds,
+				    fds_readable);
 		if (!e) {
 			__atomic_fetch_add(&st->creates_ok, 1, __ATOMIC_RELAXED);
 			if (wide)
 				__atomic_fetch_add(&st->creates_wide_ok, 1,
 						   __ATOMIC_RELAXED);
 			if (fds_readable) {
-				for (k = 0; k < in.c.nr_members; k++)
+				for (k = 0; k < in.c.nr_members && k < nfds; k++)
 					if (fds[k] == W->arr_fd[0] ||
 					    fds[k] == W->arr_fd[1])
 						break;
-				if (k < in.c.nr_members)
+				if (k < in.c.nr_members && k < nfds)
 					__atomic_fetch_add(&st->stacked_ok, 1,
 							   __ATOMIC_RELAXED);
 			}
