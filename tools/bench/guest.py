@@ -742,10 +742,11 @@ class Runner:
         self.make_members()
         self.prefill()
 
-    def save_klog(self, name):
+    def save_klog(self, name, bad=None):
         """Keep the kernel log written since the setup started in
         raw/SETUP/kernel-NAME.log; return a note naming the file, with the
-        kernel reports in it (the first lines of an oops) or its tail."""
+        kernel reports in it (bad: kmsg scan's output, found here when
+        None; the first lines of an oops) or its tail."""
         log = kmsg("since", self.kseq) if self.kseq else \
             sh("dmesg", check=False)
         if not log:
@@ -753,7 +754,8 @@ class Runner:
         rel = "kernel-%s.log" % name
         with open(os.path.join(self.raw, rel), "w") as f:
             f.write(log + "\n")
-        bad = kmsg("scan", self.kseq) if self.kseq else ""
+        if bad is None:
+            bad = kmsg("scan", self.kseq) if self.kseq else ""
         lines = (bad or log).splitlines()
         lines = lines[:8] if bad else lines[-8:]
         return " [kernel log in raw/%s/%s; %s: %s]" % (
@@ -769,7 +771,7 @@ class Runner:
         if bad:
             self.info["errors"].append(
                 "kernel reports during setup %s%s" % (
-                    self.setup, self.save_klog("end")))
+                    self.setup, self.save_klog("end", bad)))
 
     def run_steps(self, steps):
         for i, st in enumerate(steps):
@@ -804,20 +806,15 @@ class Runner:
                     self.run_fio_block(st, jobs, dev, members, ctime)
                 if dev:
                     self.destroy(st["system"], dev)
-            except Stuck as e:
-                # hung IO: nothing more can run on these members
-                msg = "step %s rep %d %s: %s" % (
-                    st["kind"], st["rep"], st["system"], e)
-                msg += self.save_klog("step%02d" % i)
+            except Exception as e:  # record; clean up and go on
+                msg = "step %s rep %d %s: %s%s" % (
+                    st["kind"], st["rep"], st["system"], e,
+                    self.save_klog("step%02d" % i))
                 self.say("ERROR " + msg)
                 self.info["errors"].append(msg)
-                raise
-            except Exception as e:  # record, clean up, go on
-                msg = "step %s rep %d %s: %s" % (
-                    st["kind"], st["rep"], st["system"], e)
-                msg += self.save_klog("step%02d" % i)
-                self.say("ERROR " + msg)
-                self.info["errors"].append(msg)
+                if isinstance(e, Stuck):
+                    # hung IO: nothing more can run on these members
+                    raise
                 self.cleanup_all()
             self.act_done += time.time() - t
             self.est_done += self.ests[i]
