@@ -534,10 +534,10 @@ static struct bio *mqs_clone_alloc(struct mqs_array *a, struct request *rq,
  * complete remaps member to array sectors on a read, which the array's own
  * complete then maps back to the submitter's seed.
  *
- * Return: false when no clone could be had (status set: BLK_STS_AGAIN for a
- * NOWAIT request, else BLK_STS_RESOURCE); clones made so far are on @out.
+ * When no clone can be had the request's status is set (BLK_STS_AGAIN for
+ * a NOWAIT request, else BLK_STS_RESOURCE); clones made so far are on @out.
  */
-static bool mqs_queue_integrity(struct mqs_array *a, struct request *rq,
+static void mqs_queue_integrity(struct mqs_array *a, struct request *rq,
 				blk_opf_t opf, struct bio_list *out)
 {
 	unsigned int shift = blk_get_integrity(a->disk)->interval_exp -
@@ -560,7 +560,7 @@ static bool mqs_queue_integrity(struct mqs_array *a, struct request *rq,
 			if (!bio) {
 				mqs_set_status(rq, rq->cmd_flags & REQ_NOWAIT ?
 					       BLK_STS_AGAIN : BLK_STS_RESOURCE);
-				return false;
+				return;
 			}
 			bio_trim(bio, off, n);
 			/* the clone has REQ_INTEGRITY with its payload */
@@ -577,13 +577,12 @@ static bool mqs_queue_integrity(struct mqs_array *a, struct request *rq,
 		}
 		pos += len;
 	}
-	return true;
 }
 #else
-static bool mqs_queue_integrity(struct mqs_array *a, struct request *rq,
+static void mqs_queue_integrity(struct mqs_array *a, struct request *rq,
 				blk_opf_t opf, struct bio_list *out)
 {
-	return false;	/* blk_integrity_rq() is false: never called */
+	/* blk_integrity_rq() is false: never called */
 }
 #endif
 
