@@ -12,12 +12,16 @@
 
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
-#include <linux/blk-integrity.h>
 #include <linux/fs.h>
 #include <linux/file.h>
 #include <linux/backing-dev.h>
 
 #include "mqstripe_probed.h"
+
+#ifdef HAVE_BLK_INTEGRITY_H
+/* 5.16+; before, the integrity API was in linux/blkdev.h */
+#include <linux/blk-integrity.h>
+#endif
 
 #ifndef __counted_by
 #define __counted_by(member)

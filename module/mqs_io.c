@@ -33,7 +33,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blk-mq.h>
-#include <linux/blk-integrity.h>
 #include <linux/bio.h>
 #include <linux/slab.h>
 
