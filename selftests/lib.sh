@@ -585,6 +585,20 @@ blk_stat() {
 	echo "${fields[$(($2 - 1))]:-}"
 }
 
+# wait_inflight SYSDIR SECS [reads]: wait up to SECS seconds until the
+# disk SYSDIR (/sys/block/NAME) has a request in flight (with "reads": a
+# read); returns 1 if none came
+wait_inflight() {
+	local t0=$SECONDS r w
+	while [ $((SECONDS - t0)) -lt "$2" ]; do
+		read -r r w <"$1/inflight"
+		[ "${3:-}" = reads ] && w=0
+		[ $((r + w)) -ge 1 ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # Run the pattern tool (pattern.py) with PYTHON.
 pattern() { "$PYTHON" -S "$MQS_DIR/pattern.py" "$@"; }
 

@@ -115,18 +115,10 @@ else
 fi
 wait_bg "$rpid" $((SECONDS + 60)) "the held read completes when dm-delay hands it on (suspend)" \
 	OK "$MQS_TMP/r2"
-t0=$SECONDS
 bg_ios "$MQS_TMP/r3" "read:$((9 * CH)):4096"	# chunk 9: member 1
 epid=$BG_PID
 waiting=0
-while [ $((SECONDS - t0)) -lt 30 ]; do
-	read -r inr _ <"$MQS_SYS/inflight"
-	if [ "$inr" -ge 1 ]; then
-		waiting=1
-		break
-	fi
-	sleep 0.2
-done
+wait_inflight "$MQS_SYS" 30 reads && waiting=1
 check_eq "a read of member 1 waits in the array while the member is suspended" 1 "$waiting"
 sleep 2
 if kill -0 "$epid" 2>/dev/null; then

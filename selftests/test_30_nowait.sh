@@ -67,19 +67,6 @@ else
 fi
 mqs_dm_remove nwdly
 
-# fio_busy SYSDIR: wait (up to 120 s: fio takes seconds to start in a
-# slow guest) until the disk has a request in flight, i.e. the load fio was
-# started to create is there before the NOWAIT reads that need it run
-fio_busy() {
-	local t0=$SECONDS r w
-	while [ $((SECONDS - t0)) -lt 120 ]; do
-		read -r r w <"$1/inflight"
-		[ $((r + w)) -ge 1 ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
 # ---- 3. a saturated array: EAGAIN
 mqs_must_create --chunk 64K --queue-depth 1 "${M[@]}"
 DEV=$MQS_DEV
@@ -90,7 +77,8 @@ taskset -c 1 fio --name=sat --filename="$DEV" --rw=randread --bs=64k --direct=1 
 	--output="$MQS_TMP/fio-sat.out" >/dev/null 2>&1 &
 MQS_BG+=($!)
 fiopid=$!
-check_cmd "saturated array: fio has the array's tag busy" fio_busy "$MQS_SYS"
+# fio takes seconds to start in a slow guest: the reads below need its load
+check_cmd "saturated array: fio has the array's tag busy" wait_inflight "$MQS_SYS" 120
 out=$(taskset -c 1 "$PYTHON" -S "$MQS_DIR/nowait.py" loop "$DEV" 30 4096 7 $((8 << 20)) --until-eagain)
 diag "RWF_NOWAIT reads on CPU 1 while fio keeps its only tag busy: $out"
 check_match "saturated array: an RWF_NOWAIT read gets EAGAIN, no other error, no bad data" \
@@ -120,7 +108,7 @@ if mqs_create --chunk 64K "${NBDEV[@]}"; then
 		--output="$MQS_TMP/fio-memsat.out" >/dev/null 2>&1 &
 	MQS_BG+=($!)
 	fiopid=$!
-	check_cmd "busy members: fio has requests in flight" fio_busy "$MQS_SYS"
+	check_cmd "busy members: fio has requests in flight" wait_inflight "$MQS_SYS" 120
 	echo 1 >"$T/tracing_on"
 	out=$(taskset -c 1 "$PYTHON" -S "$MQS_DIR/nowait.py" loop "$DEV" 8 4096 9 $((8 << 20)))
 	echo 0 >"$T/tracing_on"
