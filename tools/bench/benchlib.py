@@ -112,17 +112,20 @@ W6_NOWBT = "4K-randread-QD1-wbt-off"  # W6, the array's wbt_lat_usec = 0
 _W1_POINT = {"name": "W1", "workload": "W1", "variant": "4K-randread",
              "members": 4, "seconds": 4,
              "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"}
+_W2_POINT = {"name": "W2", "workload": "W2", "variant": "16K-randrw-75/25",
+             "members": 4, "seconds": 4,
+             "why": "W2 target: 1.2 x md and dm IOPS"}
 PROFILE = {
-    "a": [_W1_POINT],
+    "a": [_W1_POINT, _W2_POINT],
     "b": [_W1_POINT,
           {"name": "W3-read-16", "workload": "W3", "variant": "seq-read",
            "members": 16, "seconds": 3,
            "why": "W3 target: 0.97 x JBOD at 16 members"}],
-    "c": [_W1_POINT,
-          {"name": "W8-read-chunk4K", "workload": "W8", "variant": "seq-read",
-           "members": 4, "chunk": 4, "seconds": 3,
-           "why": "W8 target: 1 MiB reads at a 4K chunk within 10 % of "
-                  "the 512K chunk"}],
+    "c": [_W1_POINT, _W2_POINT] + [
+        {"name": "W8-read-chunk%dK" % chunk, "workload": "W8",
+         "variant": "seq-read", "members": 4, "chunk": chunk, "seconds": 3,
+         "why": "W8 target: 1 MiB reads at a 4K chunk within 10 % of "
+                "the 512K chunk"} for chunk in (4, 512)],
 }
 
 # Jobs whose IOs cross chunk boundaries (1 MiB sequential, 8K random at a
