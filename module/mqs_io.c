@@ -402,6 +402,11 @@ static struct bio *mqs_gather_alloc(struct mqs_array *a, struct request *rq,
  * MQS_GATHER_SLOTS of them.  Segments are walked in array order; the part of
  * each that lands on a member of the group is appended to that member's bio.
  * A bio that is full (BIO_MAX_VECS) is queued and continued by a new one.
+ *
+ * The walk is by multi-page bvec (rq_for_each_bvec), not by page: a piece
+ * is as long as its bvec and chunk allow, so a large chunk over physically
+ * contiguous memory costs one bio_add_page() per chunk, not one per page.
+ * bio_add_page() takes a length beyond the page, as bio_add_folio() does.
  * Return: false when a NOWAIT request could not get a bio (the bios made so
  * far are queued on @out).
  */
@@ -419,7 +424,7 @@ static bool mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 	u32 i;
 
 	mqs_cursor_init(g, start, &cur);
-	rq_for_each_segment(bv, rq, iter) {
+	rq_for_each_bvec(bv, rq, iter) {
 		u32 done = 0;
 
 		while (done < bv.bv_len) {
@@ -430,8 +435,11 @@ static bool mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 			if (idx >= base && idx < base + nr) {
 				struct bio **bp = &bios[idx - base];
 				unsigned int off = bv.bv_offset + done;
+				struct page *page = nth_page(bv.bv_page,
+							     off >> PAGE_SHIFT);
 
-				if (*bp && bio_add_page(*bp, bv.bv_page, piece,
+				off = offset_in_page(off);
+				if (*bp && bio_add_page(*bp, page, piece,
 							off) != piece) {
 					/* full: a second bio continues it */
 					bio_list_add(out, *bp);
@@ -446,9 +454,8 @@ static bool mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 						ok = false;
 						goto out;
 					}
-					/* a fresh bio takes one page */
-					__bio_add_page(*bp, bv.bv_page, piece,
-						       off);
+					/* a fresh bio takes one bvec */
+					__bio_add_page(*bp, page, piece, off);
 				}
 			}
 			done += piece;

@@ -72,5 +72,21 @@ fio_job seq-libaio-buffered --ioengine=libaio --iodepth=4 --direct=0 --rw=write 
 fio_job rand-small-deep --ioengine=libaio --iodepth=64 --direct=1 --rw=randwrite \
 	--bsrange="$lbs"-16k --size=$((4 << 20)) --numjobs=1
 
+# Buffers in huge pages: a 2 MiB physically contiguous buffer makes one
+# multi-page bvec that spans many chunks and members, which the gather cuts
+# into chunk-sized pieces of several pages each (not page by page).
+hp=/proc/sys/vm/nr_hugepages
+echo 32 >"$hp"
+if [ "$(cat "$hp")" -ge 16 ]; then
+	pass "reserve 16+ huge pages for fio's buffers ($(cat "$hp"))"
+	fio_job seq-hugepage-direct --ioengine=libaio --iodepth=4 --direct=1 \
+		--rw=write --mem=shmhuge --offset=$((7 * lbs)) --size=$((48 << 20))
+	fio_job rand-hugepage-direct --ioengine=libaio --iodepth=4 --direct=1 \
+		--rw=randwrite --mem=shmhuge --size=$((48 << 20))
+else
+	fail "reserve 16+ huge pages for fio's buffers" "$hp reads $(cat "$hp") after writing 32"
+fi
+echo 0 >"$hp"
+
 check_stop "$DEV"
 mqs_finish
