@@ -15,12 +15,23 @@
 #include <linux/fs.h>
 #include <linux/file.h>
 #include <linux/backing-dev.h>
+#include <linux/mm.h>
 
 #include "mqstripe_probed.h"
 
 #ifdef HAVE_BLK_INTEGRITY_H
 /* 5.16+; before, the integrity API was in linux/blkdev.h */
 #include <linux/blk-integrity.h>
+#endif
+
+/*
+ * nth_page() (a macro of linux/mm.h) stepped from a page to the n-th one
+ * after it, across memory sections on SPARSEMEM without VMEMMAP.  Linux
+ * 6.18 removed it ("mm: remove nth_page()"): there the pages of one bvec
+ * are contiguous in the memmap, and pointer arithmetic is right.
+ */
+#ifndef nth_page
+#define nth_page(page, n)	((page) + (n))
 #endif
 
 #ifndef __counted_by
