@@ -27,8 +27,8 @@
 /*
  * nth_page() (a macro of linux/mm.h) stepped from a page to the n-th one
  * after it, across memory sections on SPARSEMEM without VMEMMAP.  Linux
- * 6.18 removed it ("mm: remove nth_page()"): there the pages of one bvec
- * are contiguous in the memmap, and pointer arithmetic is right.
+ * 6.18 has no nth_page(); its include/linux/bvec.h steps through the pages
+ * of a bvec with pointer arithmetic, as this fallback does.
  */
 #ifndef nth_page
 #define nth_page(page, n)	((page) + (n))
