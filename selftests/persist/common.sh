@@ -50,6 +50,22 @@ members_by_slot() {
 	done
 }
 
+# need_members UUID N: set M to the N members of array UUID in slot order,
+# or end the test, with what "stripectl examine" says of every NVMe disk
+# (a slot nobody holds is "-" in members_by_slot, which a count misses).
+need_members() {
+	local d diag
+	mapfile -t M < <(members_by_slot "$1")
+	if [ ${#M[@]} -eq "$2" ] && [[ " ${M[*]} " != *" - "* ]]; then
+		return 0
+	fi
+	diag="by slot: ${M[*]}"
+	for d in $(nvme_disks); do
+		diag+="; $d: $("$STRIPECTL" examine --export "$d" 2>&1 | tr '\n' ' ')"
+	done
+	mqs_die "$2 members of $1 found" "$diag"
+}
+
 # The array running with this UUID: /dev/mqstripeN, or nothing.
 array_by_uuid() {
 	local d

@@ -18,8 +18,7 @@ read_record
 
 mapfile -t NV < <(nvme_disks)
 [ ${#NV[@]} -ge 6 ] || mqs_skip "needs 6 NVMe namespaces, found ${#NV[@]}"
-mapfile -t M < <(members_by_slot "$UUID")
-[ ${#M[@]} -eq 4 ] || mqs_die "four members of $UUID found" "${M[*]}"
+need_members "$UUID" 4
 SPARES=()
 for d in "${NV[@]}"; do
 	[[ " ${M[*]} " == *" $d "* ]] || SPARES+=("$d")

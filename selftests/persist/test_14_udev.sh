@@ -19,8 +19,7 @@ RULE_SRC=$MQS_REPO/tools/udev/64-mqstripe.rules
 RULE=/etc/udev/rules.d/64-mqstripe.rules
 [ -r "$RULE_SRC" ] || mqs_die "$RULE_SRC exists"
 
-mapfile -t M < <(members_by_slot "$UUID")
-[ ${#M[@]} -eq 4 ] || mqs_die "four members of $UUID found" "${M[*]}"
+need_members "$UUID" 4
 check_no_arrays "no array before the events"
 
 mkdir -p /etc/udev/rules.d

@@ -13,8 +13,7 @@
 persist_init
 read_record
 
-mapfile -t M < <(members_by_slot "$UUID")
-[ ${#M[@]} -eq 4 ] || mqs_die "four members of $UUID found" "${M[*]}"
+need_members "$UUID" 4
 [ "$(qattr "${M[0]}" logical_block_size)" = 4096 ] ||
 	mqs_skip "the namespaces do not have 4096-byte blocks (run-vm.sh --nvme-lbs 4096)"
 check_eq "the superblock still says 512" 512 \
