@@ -121,6 +121,41 @@ leftovers() {
 	echo "$what"
 }
 
+# leftovers (into $left), but a cleanup that blocks in the kernel (an
+# umount or a stop of an array whose IO never completes) does not hold the
+# guest until its timeout: after 120 s it is reported, with the blocked
+# tasks, and later tests of the boot are not run (wedged).
+wedged=
+bounded_leftovers() {
+	local f p
+	f=$(mktemp /tmp/mqs-left.XXXXXX)
+	leftovers >"$f" 2>&1 </dev/null &
+	p=$!
+	for _ in $(seq 600); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$p" 2>/dev/null; then
+		show_blocked
+		left="cleanup (umount, stripectl stop) still blocked after 120 s"
+		wedged=1
+	else
+		left=$(cat "$f")
+	fi
+	rm -f "$f"
+}
+
+# show_blocked: the kernel's stacks of blocked (D state) tasks
+# (sysrq w), as diagnostics on the console: a test that hangs says where.
+show_blocked() {
+	local m
+	m=$(klog_mark "blocked tasks")
+	echo w >/proc/sysrq-trigger 2>/dev/null || return 0
+	sleep 1
+	diag "blocked tasks (sysrq w):"
+	klog_since "$m" | head -n 200 | sed 's/^/#   /'
+}
+
 # taint bit 7 (D): an oops or BUG killed a task; later tests would only
 # hang on its leftovers, so they are reported as failed without running
 died() {
@@ -129,7 +164,7 @@ died() {
 	[ $((taint & 128)) -ne 0 ]
 }
 died_in=
-died && died_in="before the tests"
+died && died_in="the kernel oopsed before the tests"
 
 npass=0
 nfail=0
@@ -145,7 +180,7 @@ for t in "${tests[@]}"; do
 		continue
 	fi
 	if [ -n "$died_in" ]; then
-		ktap_not_ok $i "$name # not run: the kernel oopsed in $died_in"
+		ktap_not_ok $i "$name # not run: $died_in"
 		nfail=$((nfail + 1))
 		continue
 	fi
@@ -178,6 +213,7 @@ for t in "${tests[@]}"; do
 		if [ $(($(date +%s) - start)) -ge "$timeout_s" ] ||
 			{ [ -n "$oops_at" ] && [ $(($(date +%s) - oops_at)) -ge 20 ]; }; then
 			timed_out=1
+			[ -n "$oops_at" ] || show_blocked
 			kill -TERM -- "-$tpid" 2>/dev/null
 			for _ in $(seq 20); do
 				kill -0 "$tpid" 2>/dev/null || break
@@ -212,7 +248,7 @@ for t in "${tests[@]}"; do
 		reasons+=("timed out after ${timeout_s}s")
 	fi
 	left=
-	died || left=$(leftovers)	# after an oops, umount and stop may hang
+	died || bounded_leftovers	# after an oops, umount and stop may hang
 	if [ -n "$left" ]; then
 		diag "left behind: $left"
 		reasons+=("left behind: $left")
@@ -222,8 +258,10 @@ for t in "${tests[@]}"; do
 		reasons+=("lockdep turned itself off during the test")
 	fi
 	if died; then
-		died_in=$t
+		died_in="the kernel oopsed in $t"
 		reasons+=("kernel oops (taint D)")
+	elif [ -n "$wedged" ]; then
+		died_in="the cleanup after $t blocks in the kernel"
 	fi
 	failwhy="exit code $rc"
 	if [ ${#reasons[@]} -gt 0 ]; then
@@ -243,7 +281,7 @@ if [ $final_scan = 1 ]; then
 	echo "# $name"
 	reasons=()
 	if [ -n "$died_in" ]; then
-		reasons+=("not run: the kernel oopsed in $died_in")
+		reasons+=("not run: $died_in")
 	else
 		left=$(leftovers)
 		[ -z "$left" ] || reasons+=("left behind: $left")

@@ -47,7 +47,7 @@ words are kept as given.
 
 Exit status: COMMAND's; 124 guest timed out; 125 guest died without an exit
 status (panic/crash) or qemu failed; 2 usage error; 130 interrupted.
-Environment: KVER, MQS_ACCEL, MQS_VM_CACHE (default <repo>/build/vm), MQS_BOOT_RETRIES,
+Environment: KVER, MQS_ACCEL, MQS_VM_CACHE (default <repo>/build/vm), MQS_BOOT_RETRIES, MQS_BOOT_WAIT,
 MQS_LOCKDEP_RETRIES, MQS_DEBUG_KERNEL (default <repo>/../shared/debug-kernel, else
 <repo>/build/debug-kernel), MQS_QEMU, MQS_CPU.
 EOF
@@ -200,6 +200,7 @@ initrd=$cache/initramfs-$krel.cpio.gz
 tmp=''
 qpid=''
 fpid=''
+wpid=''
 # shellcheck disable=SC2317 # invoked by the EXIT trap
 cleanup() {
 	set +e
@@ -214,6 +215,7 @@ cleanup() {
 	fi
 	[ -n "$qpid" ] && wait "$qpid" 2>/dev/null
 	[ -n "$fpid" ] && wait "$fpid" 2>/dev/null
+	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null
 	if [ -n "$console_log" ] && [ -n "$tmp" ] && [ -f "$tmp/console.0.log" ]; then
 		cat "$tmp"/console.[0-9]*.log >"$console_log" 2>/dev/null || mqs_warn "cannot write $console_log"
 	fi
@@ -456,9 +458,37 @@ boot_once() {
 			fflush()
 		}' &
 	fpid=$!
+	# A boot that hangs before COMMAND starts (seen under TCG: a guest
+	# stuck in early boot) would hold the whole timeout: stop it after
+	# boot_wait s without the "started" file, and let the caller boot
+	# again.  Likewise a guest that printed COMMAND's exit status but does
+	# not power off (a device wedged by a failed test blocks the
+	# shutdown): stop it 60 s after the status.
+	(
+		for ((s = 0; s < boot_wait; s++)); do
+			sleep 1
+			[ -e "$tmp/job/started" ] && break
+			kill -0 "$qpid" 2>/dev/null || exit 0
+		done
+		if [ ! -e "$tmp/job/started" ]; then
+			: >"$tmp/boot-hung"
+			kill "$qpid" 2>/dev/null
+			exit 0
+		fi
+		while [ ! -s "$tmp/marker" ]; do
+			sleep 1
+			kill -0 "$qpid" 2>/dev/null || exit 0
+		done
+		sleep 60
+		kill "$qpid" 2>/dev/null
+	) &
+	wpid=$!
 	qrc=0
 	wait "$qpid" || qrc=$?
 	qpid=''
+	kill "$wpid" 2>/dev/null || true
+	wait "$wpid" 2>/dev/null || true
+	wpid=''
 	wait "$fpid" || true
 	fpid=''
 }
@@ -473,11 +503,17 @@ retries=${MQS_BOOT_RETRIES:-1}
 is_uint "$retries" || retries=1
 ld_retries=${MQS_LOCKDEP_RETRIES:-3}
 is_uint "$ld_retries" || ld_retries=3
+# How long a boot may take to start COMMAND (MQS_BOOT_WAIT s): a stock
+# kernel starts it about 10 s after qemu does under TCG, the debug kernel
+# in about a minute.
+if [ -n "$kmoddir" ]; then boot_wait=${MQS_BOOT_WAIT:-600}; else boot_wait=${MQS_BOOT_WAIT:-240}; fi
+is_uint "$boot_wait" || boot_wait=240
+[ "$boot_wait" -lt "$timeout_s" ] || boot_wait=$timeout_s
 start=$(date +%s)
 attempt=0
 ld_attempt=0
 while :; do
-	rm -f "$tmp/marker" "$tmp/job/status" "$tmp/job/started" "$tmp/job/lockdep-off"
+	rm -f "$tmp/marker" "$tmp/job/status" "$tmp/job/started" "$tmp/job/lockdep-off" "$tmp/boot-hung"
 	if [ "$ld_attempt" -lt "$ld_retries" ]; then
 		: >"$tmp/job/lockdep-retry"
 	else
@@ -487,6 +523,11 @@ while :; do
 	if [ -e "$tmp/job/lockdep-off" ] && [ ! -e "$tmp/job/started" ]; then
 		ld_attempt=$((ld_attempt + 1))
 		mqs_warn "lockdep was turned off during boot (see the console: an early report); booting again ($ld_attempt/$ld_retries)"
+		continue
+	fi
+	if [ -e "$tmp/boot-hung" ] && [ "$attempt" -lt "$retries" ]; then
+		attempt=$((attempt + 1))
+		mqs_warn "guest did not start COMMAND within $boot_wait s (boot hang, see the console above); booting again ($attempt/$retries)"
 		continue
 	fi
 	if [ "$qrc" = 0 ] && [ ! -s "$tmp/marker" ] && [ ! -e "$tmp/job/status" ] &&
@@ -506,6 +547,9 @@ elif [ -s "$tmp/job/status" ]; then
 	rc=$(head -n1 "$tmp/job/status")
 	mqs_warn "exit marker not seen on the console; using the guest's status file"
 fi
+if [ "$qrc" = 143 ] && [ -n "$rc" ]; then
+	mqs_warn "guest did not power off within 60 s after the command finished: stopped"
+fi
 if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	if [ -n "$rc" ]; then
 		mqs_warn "guest did not power off within ${timeout_s} s after the command finished"
@@ -513,6 +557,10 @@ if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 		echo "run-vm: guest timed out after $timeout_s s" >&2
 		exit 124
 	fi
+fi
+if [ -z "$rc" ] && [ -e "$tmp/boot-hung" ]; then
+	echo "run-vm: guest did not start COMMAND within $boot_wait s (boot hang, $((attempt + 1)) boots), see console above" >&2
+	exit 125
 fi
 if [ -z "$rc" ]; then
 	if [ "$qrc" != 0 ]; then
