@@ -38,15 +38,15 @@ stats() {
 	done
 }
 
-# one_io DESC DD-ARGS...: run dd, compare member counters (fields F, F+1)
+# one_io DESC F CMD...: run CMD, compare member counters (fields F, F+1)
 one_io() {
 	local desc=$1 f=$2 i b1 b2 a1 a2
 	local -a before after
 	shift 2
 	mqs_settle
 	mapfile -t before < <(stats "$f" $((f + 1)))
-	if ! dd "$@" status=none 2>"$MQS_TMP/dd.err"; then
-		fail "$desc: dd" "$(cat "$MQS_TMP/dd.err")"
+	if ! "$@" 2>"$MQS_TMP/io.err"; then
+		fail "$desc: $1" "$(cat "$MQS_TMP/io.err")"
 		return
 	fi
 	mapfile -t after < <(stats "$f" $((f + 1)))
@@ -60,23 +60,46 @@ one_io() {
 
 # offsets: 1 MiB aligned and stripe (256K) aligned
 for k in 4 17; do
-	one_io "1 MiB O_DIRECT read at $k MiB" 1 if="$DEV" of=/dev/null bs=1M count=1 \
-		skip="$k" iflag=direct
+	one_io "1 MiB O_DIRECT read at $k MiB" 1 dd if="$DEV" of=/dev/null bs=1M count=1 \
+		skip="$k" iflag=direct status=none
 done
 head -c $((1 << 20)) /dev/urandom >"$MQS_TMP/data"
-one_io "1 MiB O_DIRECT write at 8 MiB" 5 if="$MQS_TMP/data" of="$DEV" bs=1M count=1 \
-	seek=8 oflag=direct
+one_io "1 MiB O_DIRECT write at 8 MiB" 5 dd if="$MQS_TMP/data" of="$DEV" bs=1M count=1 \
+	seek=8 oflag=direct status=none
 check_cmd "the written MiB reads back" cmp "$MQS_TMP/data" \
 	<(dd if="$DEV" bs=1M count=1 skip=8 iflag=direct status=none)
 # 2 MiB read: 8 chunks per member, still one bio each (512 KiB <= member max)
-# (needs 2048 KiB max_sectors_kb and 512 segments on the array: the rules)
+# (needs 2048 KiB max_sectors_kb and 512 segments on the array: the rules).
+# The buffer is one huge page: a member bio is then 8 segments, one per
+# chunk.  In 4 KiB pages it can be 128 segments, and 6.1's NVMe driver
+# takes 127: the member itself would split it (seen once in CI, when no
+# two of dd's pages were adjacent), which is not the driver's doing.
+hp_read() { # DEV OFFSET LEN: one O_DIRECT preadv into a MAP_HUGETLB buffer
+	"$PYTHON" -S - "$@" <<'PYEOF'
+import mmap, os, sys
+dev, off, ln = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+MAP_HUGETLB = 0x40000  # linux/mman.h (x86, arm64)
+buf = mmap.mmap(-1, ln, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_HUGETLB)
+fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+n = os.preadv(fd, [buf], off)
+if n != ln:
+    sys.exit("short read: %d of %d bytes" % (n, ln))
+PYEOF
+}
 big=1
 for m in "${M[@]}"; do
 	[ "$(qattr "$m" max_sectors_kb)" -ge 512 ] || big=0
 done
 if [ $big = 1 ]; then
-	one_io "2 MiB O_DIRECT read at 2 MiB" 1 if="$DEV" of=/dev/null bs=2M count=1 skip=1 \
-		iflag=direct
+	hp=/proc/sys/vm/nr_hugepages
+	hp0=$(cat "$hp")
+	echo $((hp0 + 1)) >"$hp" 2>/dev/null
+	if [ "$(cat "$hp")" -gt "$hp0" ]; then
+		one_io "2 MiB O_DIRECT read at 2 MiB" 1 hp_read "$DEV" $((2 << 20)) $((2 << 20))
+	else
+		fail "reserve a huge page for the 2 MiB read's buffer" "$hp reads $(cat "$hp") after writing $((hp0 + 1))"
+	fi
+	echo "$hp0" >"$hp"
 fi
 check_stop "$DEV"
 mqs_finish
