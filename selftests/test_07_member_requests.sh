@@ -72,8 +72,9 @@ check_cmd "the written MiB reads back" cmp "$MQS_TMP/data" \
 # (needs 2048 KiB max_sectors_kb and 512 segments on the array: the rules).
 # The buffer is one huge page: a member bio is then 8 segments, one per
 # chunk.  In 4 KiB pages it can be 128 segments, and 6.1's NVMe driver
-# takes 127: the member itself would split it (seen once in CI, when no
-# two of dd's pages were adjacent), which is not the driver's doing.
+# takes 127: the member itself would split it (seen once in a make check
+# run, when no two of dd's pages were adjacent), which is not the
+# driver's doing.
 hp_read() { # DEV OFFSET LEN: one O_DIRECT preadv into a MAP_HUGETLB buffer
 	"$PYTHON" -S - "$@" <<'PYEOF'
 import mmap, os, sys
