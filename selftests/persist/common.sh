@@ -34,6 +34,20 @@ ex() {
 # The NVMe serial of DEV: it follows the image, not the attachment order.
 serial() { tr -d ' ' <"/sys/class/block/$(blk_name "$1")/device/serial" 2>/dev/null; }
 
+# nvme_disks_by_pci: the NVMe namespaces in the order of their
+# controllers' PCI addresses, which is the order of run-vm's images
+# (--nvme-images).  nvme-pci probes asynchronously, so the kernel's names
+# follow the order in which the probes finish: nvme0n1 need not be the
+# first image.  The first boot creates the array over images 0..3 this
+# way, since the lbs4k boot attaches those four.
+nvme_disks_by_pci() {
+	local d ctrl
+	for d in $(nvme_disks); do
+		ctrl=$(readlink -f "/sys/block/$(blk_name "$d")/device")
+		echo "$(basename "$(readlink -f "$ctrl/device")") $d"
+	done | sort | awk '{ print $2 }'
+}
+
 # members_by_slot UUID: the devices carrying array UUID, in slot order
 # (one per line, "-" for a slot nobody holds).
 members_by_slot() {

@@ -13,9 +13,10 @@
 persist_init
 mqs_require_cmd mkfs.xfs sha256sum
 
-mapfile -t NV < <(nvme_disks)
+mapfile -t NV < <(nvme_disks_by_pci)
 [ ${#NV[@]} -ge 4 ] || mqs_skip "needs 4 NVMe namespaces, found ${#NV[@]}"
 M=("${NV[@]:0:4}")
+diag "members (images 0..3, by PCI address): ${M[*]}"
 rm -f "$PERSIST_DIR/array" "$PERSIST_DIR/sums" "$PERSIST_DIR/slots"
 
 for m in "${M[@]}"; do

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/common.sh"
 persist_init
 
-mapfile -t NV < <(nvme_disks)
+mapfile -t NV < <(nvme_disks_by_pci)
 [ ${#NV[@]} -ge 6 ] || mqs_skip "needs 6 NVMe namespaces, found ${#NV[@]}"
 S=("${NV[5]}" "${NV[4]}")	# slot 0 on the higher name
 GIVEN_UUID=5eedf00d-1234-4abc-8def-0123456789ab

@@ -17,7 +17,7 @@
 persist_init
 mqs_require_cmd mkfs.xfs mkfs.ext4 mdadm blkid wipefs
 
-mapfile -t NV < <(nvme_disks)
+mapfile -t NV < <(nvme_disks_by_pci)
 [ ${#NV[@]} -ge 6 ] || mqs_skip "needs 6 NVMe namespaces, found ${#NV[@]}"
 S1=${NV[4]}
 S2=${NV[5]}
