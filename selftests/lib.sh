@@ -318,9 +318,26 @@ MQS_TRACE=	# tracefs dir whose events to switch off
 MQS_NULLBS=()	# configfs null_blk directories
 MQS_TMP=
 
+# hugepages_set N: ask for N huge pages (vm.nr_hugepages); the count the
+# kernel granted is in MQS_HP_GOT.  The count before the first call comes
+# back with hugepages_restore, or at cleanup.
+MQS_HP=/proc/sys/vm/nr_hugepages
+MQS_HP0=
+MQS_HP_GOT=
+hugepages_set() {
+	[ -n "$MQS_HP0" ] || MQS_HP0=$(cat "$MQS_HP")
+	echo "$1" >"$MQS_HP" 2>/dev/null
+	MQS_HP_GOT=$(cat "$MQS_HP")
+}
+hugepages_restore() {
+	[ -z "$MQS_HP0" ] || echo "$MQS_HP0" >"$MQS_HP"
+	MQS_HP0=
+}
+
 mqs_cleanup() {
 	local i p dev name
 	set +e
+	hugepages_restore
 	for p in "${MQS_BG[@]}"; do
 		kill "$p" 2>/dev/null
 	done

@@ -121,6 +121,18 @@ leftovers() {
 	echo "$what"
 }
 
+# gone_within PID N SECONDS: wait up to N x SECONDS for PID to exit
+# (kill -0, so it works for processes that are not our children and does
+# not block on one stuck in D state as wait would); false if still there.
+gone_within() {
+	local _
+	for _ in $(seq "$2"); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep "$3"
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
 # leftovers (into $left), but a cleanup that blocks in the kernel (an
 # umount or a stop of an array whose IO never completes) does not hold the
 # guest until its timeout: after 120 s it is reported, with the blocked
@@ -131,11 +143,7 @@ bounded_leftovers() {
 	f=$(mktemp /tmp/mqs-left.XXXXXX)
 	leftovers >"$f" 2>&1 </dev/null &
 	p=$!
-	for _ in $(seq 600); do
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.2
-	done
-	if kill -0 "$p" 2>/dev/null; then
+	if ! gone_within "$p" 600 0.2; then
 		show_blocked
 		left="cleanup (umount, stripectl stop) still blocked after 120 s"
 		wedged=1
@@ -215,15 +223,9 @@ for t in "${tests[@]}"; do
 			timed_out=1
 			[ -n "$oops_at" ] || show_blocked
 			kill -TERM -- "-$tpid" 2>/dev/null
-			for _ in $(seq 20); do
-				kill -0 "$tpid" 2>/dev/null || break
-				sleep 0.5
-			done
+			gone_within "$tpid" 20 0.5
 			kill -KILL -- "-$tpid" 2>/dev/null
-			for _ in $(seq 20); do
-				kill -0 "$tpid" 2>/dev/null || break
-				sleep 0.5
-			done
+			gone_within "$tpid" 20 0.5
 			rc=124
 			break
 		fi
@@ -231,10 +233,7 @@ for t in "${tests[@]}"; do
 	done
 	# the reader ends when every writer has closed the fifo; a process
 	# stuck in D state may keep it open: do not wait for it forever
-	for _ in $(seq 25); do
-		kill -0 "$sedpid" 2>/dev/null || break
-		sleep 0.2
-	done
+	gone_within "$sedpid" 25 0.2
 	kill "$sedpid" 2>/dev/null
 	wait "$sedpid" 2>/dev/null
 	rm -f "$fifo"

@@ -75,18 +75,17 @@ fio_job rand-small-deep --ioengine=libaio --iodepth=64 --direct=1 --rw=randwrite
 # Buffers in huge pages: a 2 MiB physically contiguous buffer makes one
 # multi-page bvec that spans many chunks and members, which the gather cuts
 # into chunk-sized pieces of several pages each (not page by page).
-hp=/proc/sys/vm/nr_hugepages
-echo 32 >"$hp"
-if [ "$(cat "$hp")" -ge 16 ]; then
-	pass "reserve 16+ huge pages for fio's buffers ($(cat "$hp"))"
+hugepages_set 32
+if [ "$MQS_HP_GOT" -ge 16 ]; then
+	pass "reserve 16+ huge pages for fio's buffers ($MQS_HP_GOT)"
 	fio_job seq-hugepage-direct --ioengine=libaio --iodepth=4 --direct=1 \
 		--rw=write --mem=shmhuge --offset=$((7 * lbs)) --size=$((48 << 20))
 	fio_job rand-hugepage-direct --ioengine=libaio --iodepth=4 --direct=1 \
 		--rw=randwrite --mem=shmhuge --size=$((48 << 20))
 else
-	fail "reserve 16+ huge pages for fio's buffers" "$hp reads $(cat "$hp") after writing 32"
+	fail "reserve 16+ huge pages for fio's buffers" "$MQS_HP reads $MQS_HP_GOT after writing 32"
 fi
-echo 0 >"$hp"
+hugepages_restore
 
 check_stop "$DEV"
 mqs_finish

@@ -92,15 +92,14 @@ for m in "${M[@]}"; do
 	[ "$(qattr "$m" max_sectors_kb)" -ge 512 ] || big=0
 done
 if [ $big = 1 ]; then
-	hp=/proc/sys/vm/nr_hugepages
-	hp0=$(cat "$hp")
-	echo $((hp0 + 1)) >"$hp" 2>/dev/null
-	if [ "$(cat "$hp")" -gt "$hp0" ]; then
+	hp0=$(cat "$MQS_HP")
+	hugepages_set $((hp0 + 1))
+	if [ "$MQS_HP_GOT" -gt "$hp0" ]; then
 		one_io "2 MiB O_DIRECT read at 2 MiB" 1 hp_read "$DEV" $((2 << 20)) $((2 << 20))
 	else
-		fail "reserve a huge page for the 2 MiB read's buffer" "$hp reads $(cat "$hp") after writing $((hp0 + 1))"
+		fail "reserve a huge page for the 2 MiB read's buffer" "$MQS_HP reads $MQS_HP_GOT after writing $((hp0 + 1))"
 	fi
-	echo "$hp0" >"$hp"
+	hugepages_restore
 fi
 check_stop "$DEV"
 mqs_finish
