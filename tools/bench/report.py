@@ -151,6 +151,7 @@ class Data:
             m[k + "_n"] = len(v)
             m[k + "_p50_us"] = B.pct(v, 50)
             m[k + "_p99_us"] = B.pct(v, 99)
+            m[k + "_p999_us"] = B.pct(v, 99.9)
             m[k + "_max_us"] = v[-1] if v else None
         storm = (t1 - t0) / 1000.0
         m["storm_s"] = storm
@@ -876,7 +877,8 @@ def write_report(D, F, T, T7, plots, path, elapsed):
                 rows.append([label, ph] +
                             [F.cell(s, "W6", v, x, 4, B.MAIN_CHUNK,
                                     "%s_%s" % (ph, m))
-                             for m in ("p50_us", "p99_us", "max_us", "n")] +
+                             for m in ("p50_us", "p99_us", "p999_us",
+                                       "max_us", "n")] +
                             ([F.cell(s, "W6", v, x, 4, B.MAIN_CHUNK, m)
                               for m in ("storm_s", "writer_MBps")]
                              if ph == "during" else ["", ""]))
@@ -887,8 +889,9 @@ def write_report(D, F, T, T7, plots, path, elapsed):
                                    "%s_%s" % (ph, m)),
                              F.med(s, "W6", v, "md", 4, B.MAIN_CHUNK,
                                    "%s_%s" % (ph, m))))
-                for m in ("p50_us", "p99_us", "max_us")] + ["", "", ""])
-        md.table(["system", "phase", "p50", "p99", "max", "samples",
+                for m in ("p50_us", "p99_us", "p999_us", "max_us")] +
+                ["", "", ""])
+        md.table(["system", "phase", "p50", "p99", "p99.9", "max", "samples",
                   "storm s", "writer MB/s"], rows)
     if "w6" in plots:
         md("![W6 latency over time](%s)" % plots["w6"])
