@@ -472,6 +472,14 @@ def targets(D, F, th=None):
         ok &= a <= b
         t = "%s: reader p99 during the storm %s us vs md %s us (%.2f x)" % (
             s, fnum(a), fnum(b), a / b)
+        # not part of the target: the tail beyond it (see the README)
+        a9 = F.med(s, "W6", B.W6_VAR, "mqstripe", 4, B.MAIN_CHUNK,
+                   "during_p999_us")
+        b9 = F.med(s, "W6", B.W6_VAR, "md", 4, B.MAIN_CHUNK,
+                   "during_p999_us")
+        if a9 is not None and b9:
+            t += " [p99.9 %s us vs %s us, %.2f x]" % (fnum(a9), fnum(b9),
+                                                     a9 / b9)
         off = F.med(s, "W6", B.W6_NOWBT, "mqstripe", 4, B.MAIN_CHUNK,
                     "during_p99_us")
         if th["w6_wbt"]:
