@@ -15,8 +15,9 @@ persist_init
 read_record
 mqs_require_cmd sha256sum
 
-mapfile -t BYSLOT < <(members_by_slot "$UUID")
-check_eq "four members of $UUID found" 4 "${#BYSLOT[@]}"
+# every slot held (a count of lines would take "-" for a member)
+need_members "$UUID" 4
+BYSLOT=("${M[@]}")
 # the first boot had slot i on nvme<i>n1; the images are now attached in
 # reverse order (NVMe probes in parallel, so not every name need move)
 renamed=0

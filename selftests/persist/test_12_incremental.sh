@@ -13,8 +13,9 @@
 persist_init
 read_record
 
-mapfile -t BYSLOT < <(members_by_slot "$UUID")
-[ ${#BYSLOT[@]} -eq 4 ] || mqs_die "four members of $UUID found" "${BYSLOT[*]}"
+# every slot held (a count of lines would take "-" for a member)
+need_members "$UUID" 4
+BYSLOT=("${M[@]}")
 mapfile -t ORDER < <(printf '%s\n' "${BYSLOT[@]}" | shuf)
 diag "order: ${ORDER[*]}"
 RUNDIR=/run/mqstripe/$UUID
