@@ -462,10 +462,10 @@ def targets(D, F, th=None):
     # W6
     parts, ok, seen = [], True, False
     for s in setups:
-        a = F.med(s, "W6", B.W6_VAR, "mqstripe", 4, B.MAIN_CHUNK,
-                  "during_p99_us")
-        b = F.med(s, "W6", B.W6_VAR, "md", 4, B.MAIN_CHUNK,
-                  "during_p99_us")
+        def w6(system, metric, var=B.W6_VAR, s=s):
+            return F.med(s, "W6", var, system, 4, B.MAIN_CHUNK,
+                         "during_" + metric)
+        a, b = w6("mqstripe", "p99_us"), w6("md", "p99_us")
         if a is None or b is None:
             continue
         seen = True
@@ -473,15 +473,11 @@ def targets(D, F, th=None):
         t = "%s: reader p99 during the storm %s us vs md %s us (%.2f x)" % (
             s, fnum(a), fnum(b), a / b)
         # not part of the target: the tail beyond it (see the README)
-        a9 = F.med(s, "W6", B.W6_VAR, "mqstripe", 4, B.MAIN_CHUNK,
-                   "during_p999_us")
-        b9 = F.med(s, "W6", B.W6_VAR, "md", 4, B.MAIN_CHUNK,
-                   "during_p999_us")
+        a9, b9 = w6("mqstripe", "p999_us"), w6("md", "p999_us")
         if a9 is not None and b9:
             t += " [p99.9 %s us vs %s us, %.2f x]" % (fnum(a9), fnum(b9),
                                                      a9 / b9)
-        off = F.med(s, "W6", B.W6_NOWBT, "mqstripe", 4, B.MAIN_CHUNK,
-                    "during_p99_us")
+        off = w6("mqstripe", "p99_us", B.W6_NOWBT)
         if th["w6_wbt"]:
             if off is None:
                 ok = False
