@@ -29,7 +29,8 @@
 #               multiplied by MQS_DEBUG_SLOWDOWN, default 3: KASAN, lockdep
 #               and kmemleak make everything several times slower)
 #   --env N=V   export N=V in the guests (e.g. STRIPECTL=..., MQS_TIMEOUT=...)
-#   TEST...     only these tests (test_05_fio_verify, test_05 or 05)
+#   TEST...     only these tests (test_05_fio_verify, test_05 or 05), run in
+#               this order within each boot
 
 set -u
 # The whole script is one compound command: bash parses it completely
@@ -118,7 +119,22 @@ rm -f "$OUT.make.err"
 # its result lines to stdout prefixed with the kernel and boot
 run_boot() {
 	local k=$1 b=$2 t tests=() log rc start
-	for t in ${BOOT_TESTS[$b]}; do selected "$t" && tests+=("$t.sh"); done
+	# in the order of the TEST arguments when given (make check runs the
+	# debug kernel's most valuable tests first), else in name order
+	local o u
+	if [ ${#only[@]} -gt 0 ]; then
+		for o in "${only[@]}"; do
+			o=${o%.sh}
+			[[ $o =~ ^[0-9]+$ ]] && o=$(printf 'test_%02d' "$((10#$o))")
+			for t in ${BOOT_TESTS[$b]}; do
+				[[ $t == "$o" || $t == "$o"_* ]] || continue
+				for u in "${tests[@]}"; do [ "$u" = "$t.sh" ] && continue 2; done
+				tests+=("$t.sh")
+			done
+		done
+	else
+		for t in ${BOOT_TESTS[$b]}; do tests+=("$t.sh"); done
+	fi
 	[ ${#tests[@]} -gt 0 ] || return 0
 	mkdir -p "$OUT/$k"
 	log=$OUT/$k/$b.log
@@ -197,7 +213,7 @@ for k in "${kernels[@]}"; do
 		done
 		# a kernel with kmemleak: the guest's whole-run scan after rmmod
 		# is one more result per boot
-		if tr -d '\r' <"$log" | grep -q '^# kmemleak: a scan after each test'; then
+		if tr -d '\r' <"$log" | grep -q '^# kmemleak: a scan after the tests'; then
 			t="kmemleak_final_scan ($b boot)"
 			extra+=("$t")
 			line=$(tr -d '\r' <"$log" | grep -E "^(not )?ok [0-9]+ selftests: mqstripe: kmemleak_final_scan( |$)" | tail -n 1)

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftests/run.sh's host side without QEMU: a stand-in for run-vm.sh
+# (MQS_RUNVM) prints what a guest's run_guest.sh would, and the checks are
+# on what run.sh makes of it:
+#  - the kmemleak whole-run scan of a debug boot is a result of its own,
+#    and a leak it found fails the run (it once went unread: run.sh looked
+#    for a line the guest no longer printed);
+#  - the TEST arguments are run in the order given (make check orders the
+#    debug kernel's tests by value, for its time budget);
+#  - a test the guest reports skipped for the time budget is counted
+#    skipped, a test with no result at all failed.
+# Prints KTAP.
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TMP=$(mktemp -d) || exit 1
+K=hosttest-$$	# run.sh's output goes to selftests/output/$K
+trap 'rm -rf "$TMP" "$TOP/selftests/output/$K"' EXIT
+
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+not_ok() { n=$((n + 1)); fail=1; echo "not ok $n $*"; }
+check() {	# check DESC COND-COMMAND...
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+
+# The stand-in guest: records the tests it was given, then prints a result
+# per test as FAKE_RESULT says (pass, skip-budget, none) and the kmemleak
+# scan as FAKE_LEAK says (0: clean, 1: a leak).
+cat >"$TMP/runvm" <<'EOF'
+#!/bin/bash
+while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
+shift 2	# -- selftests/run_guest.sh
+echo "$*" >"$FAKE_ARGS"
+echo "TAP version 13"
+echo "# kmemleak: a scan after the tests, after rmmod (kmemleak_final_scan)"
+i=0
+for t in "$@"; do
+	i=$((i + 1))
+	case $FAKE_RESULT in
+	pass) echo "ok $i selftests: mqstripe: $t # 3s" ;;
+	skip-budget) echo "ok $i selftests: mqstripe: $t # SKIP not started: the run's time budget ended" ;;
+	esac
+done
+i=$((i + 1))
+if [ "$FAKE_LEAK" = 1 ]; then
+	echo "not ok $i selftests: mqstripe: kmemleak_final_scan # kmemleak: 1 unreferenced object"
+	exit 1
+fi
+echo "ok $i selftests: mqstripe: kmemleak_final_scan"
+EOF
+chmod +x "$TMP/runvm"
+
+# runner RESULT LEAK TEST...: run.sh with the stand-in; output in $TMP/out
+runner() {
+	local r=$1 l=$2
+	shift 2
+	FAKE_RESULT=$r FAKE_LEAK=$l FAKE_ARGS=$TMP/args MQS_RUNVM=$TMP/runvm \
+		bash "$TOP/selftests/run.sh" --kernel "$K" "$@" >"$TMP/out" 2>&1
+}
+
+echo "TAP version 13"
+echo "1..9"
+
+runner pass 0 05 01 21
+rc=$?
+check "all passed, no leak: run.sh exits 0" [ $rc -eq 0 ]
+check "the tests run in the order of the arguments (05 01 21)" \
+	grep -qx 'test_05_fio_verify.sh test_01_load.sh test_21_failslab.sh' "$TMP/args"
+check "the kmemleak scan is a result of its own, passed" \
+	grep -qE "^ok [0-9]+ $K: kmemleak_final_scan \(main boot\)$" "$TMP/out"
+
+runner pass 1 01
+rc=$?
+check "a leak found by the kmemleak scan: run.sh exits 1" [ $rc -eq 1 ]
+check "a leak found by the kmemleak scan: its result is not ok, with the reason" \
+	grep -qE "^not ok [0-9]+ $K: kmemleak_final_scan \(main boot\) # kmemleak: 1 unreferenced object$" "$TMP/out"
+check "a leak found by the kmemleak scan: the summary counts 1 failure" \
+	grep -qx '1 passed, 1 failed, 0 skipped' "$TMP/out"
+
+runner skip-budget 0 01 05
+rc=$?
+check "tests skipped for the time budget: exit 0, both counted skipped" \
+	[ $rc -eq 0 ] && grep -qx '1 passed, 0 failed, 2 skipped' "$TMP/out"
+
+runner none 0 01
+rc=$?
+check "a test with no result line: run.sh exits 1" [ $rc -eq 1 ]
+check "a test with no result line: not ok, 'no result from boot main'" \
+	grep -qE "^not ok [0-9]+ $K: test_01_load # no result from boot main" "$TMP/out"
+
+[ $fail -eq 0 ] || { echo "# run.sh's output of the last case:"; sed 's/^/#   /' "$TMP/out"; }
+exit $fail
