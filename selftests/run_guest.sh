@@ -12,6 +12,8 @@
 # the kernel log written since the test started is scanned (WARNING, BUG,
 # Oops, hung tasks, RCU stalls, UBSAN, KASAN, lockdep, leaks): any hit fails
 # it, and so do arrays or dm devices it left behind (they are removed).
+# With MQS_DEADLINE (epoch seconds) set, a test not started by then is
+# reported skipped ("not started: the run's time budget ended").
 # On a kernel with kmemleak (the debug kernel), after the last test the
 # module is unloaded and kmemleak scans the whole run, reported as one more
 # result, kmemleak_final_scan: an unreferenced object fails it when it was
@@ -190,6 +192,13 @@ for t in "${tests[@]}"; do
 	if [ -n "$died_in" ]; then
 		ktap_not_ok $i "$name # not run: $died_in"
 		nfail=$((nfail + 1))
+		continue
+	fi
+	# MQS_DEADLINE (epoch seconds, make check's CHECK_BUDGET): a test not
+	# started by then is skipped, said so, so that the run ends in time
+	if [ -n "${MQS_DEADLINE:-}" ] && [ "$(date +%s)" -ge "$MQS_DEADLINE" ]; then
+		ktap_skip $i "$name" "not started: the run's time budget ended at $(date -u -d "@$MQS_DEADLINE" +%T) UTC (MQS_DEADLINE, make check's CHECK_BUDGET)"
+		nskip=$((nskip + 1))
 		continue
 	fi
 	mqs_load_module >/dev/null 2>&1 || diag "module reload failed before $t"
