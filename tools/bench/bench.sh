@@ -120,7 +120,8 @@ for s in $setups; do
 		say "[$(fmt $(($(date +%s) - t0))) elapsed] booting the guest for setup $s"
 		fb=()
 		[ "$try" = 3 ] && fb=(--env BENCH_CLOCK_FALLBACK=1)
-		bash tools/vm/run-vm.sh "${opts[@]}" "${fb[@]}" -- /usr/bin/python3 \
+		bash tools/vm/run-vm.sh "${opts[@]}" "${fb[@]}" \
+			--console-log "$out/raw/console-$s.log" -- /usr/bin/python3 \
 			tools/bench/guest.py --setup "$s" --out "$out" "${qflag[@]}"
 		grc=$?
 		[ "$grc" = 75 ] || break
@@ -130,7 +131,10 @@ for s in $setups; do
 	printf '{"setup": "%s", "rc": %d, "boot_wall_seconds": %d}\n' "$s" "$grc" \
 		$((et - bt)) >"$out/raw/host-$s.json"
 	if [ "$grc" != 0 ]; then
-		say "setup $s: guest exited with status $grc"
+		# say why where only "bench:" lines are shown (make bench-smoke,
+		# CI): the end of the guest's console
+		say "setup $s: guest exited with status $grc (124: timeout, 125: crash); the end of its console ($out/raw/console-$s.log):"
+		tail -n 40 "$out/raw/console-$s.log" 2>/dev/null | sed 's/^/bench: | /'
 		rc=1
 	fi
 done

@@ -76,6 +76,10 @@ class Data:
             info["host"] = jload(os.path.join(self.raw, "host-%s.json" % s),
                                  {}) or {}
             self.setups[s] = info
+            if not os.path.exists(os.path.join(sdir, "setup.json")):
+                self.problems.append(
+                    "setup %s: the guest wrote no setup.json (it died or "
+                    "timed out; bench.sh printed the end of its console)" % s)
             man = os.path.join(sdir, "manifest.jsonl")
             if not os.path.exists(man):
                 continue
@@ -84,6 +88,17 @@ class Data:
                     line = line.strip()
                     if line:
                         self.load_step(s, sdir, json.loads(line))
+
+        # a guest that failed before making its directory, or exited
+        # non-zero (bench.sh's host-SETUP.json)
+        for hf in sorted(glob.glob(os.path.join(self.raw, "host-?.json"))):
+            h = jload(hf, {}) or {}
+            s = h.get("setup", "?")
+            if h.get("rc"):
+                self.problems.append("setup %s: guest exited with status %s"
+                                     % (s, h["rc"]))
+            if s not in self.setups:
+                self.problems.append("setup %s: no results" % s)
 
     def load_step(self, s, sdir, rec):
         try:
