@@ -499,8 +499,11 @@ boot_once() {
 # early-boot report tainted the kernel; guest-init.sh says so and powers
 # off) is booted again up to MQS_LOCKDEP_RETRIES times (default 3); the
 # last one runs COMMAND anyway, with a warning on the console.
-retries=${MQS_BOOT_RETRIES:-1}
-is_uint "$retries" || retries=1
+# Default 3: a TCG boot of Debian's 6.12 panics in early code patching
+# ("Oops: int3" in sched_clock_cpu, 2 s in) now and then; two in a row
+# lose a bench setup (likely what stop 14's CI smoke run lost setup b to).
+retries=${MQS_BOOT_RETRIES:-3}
+is_uint "$retries" || retries=3
 ld_retries=${MQS_LOCKDEP_RETRIES:-3}
 is_uint "$ld_retries" || ld_retries=3
 # How long a boot may take to start COMMAND (MQS_BOOT_WAIT s): a stock
