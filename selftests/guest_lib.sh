@@ -18,8 +18,8 @@ leftover_mounts_arrays() {
 	done < <(awk -v re="$1" '$1 ~ re || $2 ~ /^\/tmp\/mqs-/ { print $2 }' /proc/mounts | sort -r)
 	for d in /sys/block/mqstripe*; do
 		[ -e "$d" ] || continue
-		what+="array $(basename "$d"); "
-		timeout 60 "$STRIPECTL" stop "/dev/$(basename "$d")" >/dev/null 2>&1
+		what+="array ${d##*/}; "
+		timeout 60 "$STRIPECTL" stop "/dev/${d##*/}" >/dev/null 2>&1
 	done
 	printf '%s' "$what"
 }

@@ -48,7 +48,8 @@ diag() { local l; while IFS= read -r l; do echo "# $l"; done <<<"$*"; }
 # ---------------------------------------------------------- checks
 MQS_NCHECK=0
 MQS_NFAIL=0
-MQS_TEST=${MQS_TEST:-$(basename "$0" .sh)}
+_mqs_self=${0##*/}
+MQS_TEST=${MQS_TEST:-${_mqs_self%.sh}}
 
 # MQS_TIMING=1: each check line also shows the seconds since the test began
 _t() { [ "${MQS_TIMING:-0}" = 1 ] && echo " [${SECONDS}s]"; }
@@ -226,7 +227,7 @@ blk_devno() { local d; d=$(cat "$(blk_sys "$1")/dev") && echo "$d"; }
 mqs_arrays() {
 	local d
 	for d in /sys/block/mqstripe*; do
-		[ -e "$d" ] && basename "$d"
+		[ -e "$d" ] && echo "${d##*/}"
 	done
 	return 0
 }
@@ -242,13 +243,13 @@ mqs_nodes() {
 nvme_disks() {
 	local d
 	for d in /sys/block/nvme*n1; do
-		[ -e "$d" ] && echo "/dev/$(basename "$d")"
+		[ -e "$d" ] && echo "/dev/${d##*/}"
 	done | sort -V
 }
 virtio_disks() {
 	local d
 	for d in /sys/block/vd*; do
-		[ -e "$d" ] && echo "/dev/$(basename "$d")"
+		[ -e "$d" ] && echo "/dev/${d##*/}"
 	done | sort -V
 }
 
@@ -353,7 +354,7 @@ mqs_cleanup() {
 	done
 	for ((i = ${#MQS_ARRAYS[@]} - 1; i >= 0; i--)); do
 		dev=${MQS_ARRAYS[i]}
-		[ -e "/sys/block/$(basename "$dev")" ] || continue
+		[ -e "/sys/block/${dev##*/}" ] || continue
 		timeout 60 "$STRIPECTL" stop "$dev" >/dev/null 2>&1 ||
 			echo "# cleanup: stripectl stop $dev failed"
 	done
@@ -403,7 +404,7 @@ MQS_SYS=	# /sys/block/mqstripeN
 
 _mqs_set_dev() {
 	MQS_DEV=$1
-	MQS_DISK=$(basename "$1")
+	MQS_DISK=${1##*/}
 	MQS_SYS=/sys/block/$MQS_DISK
 }
 
@@ -453,7 +454,7 @@ mqs_stop() {
 # Stop and check that nothing is left.
 check_stop() {
 	local dev=$1 name
-	name=$(basename "$dev")
+	name=${dev##*/}
 	# not check_cmd: mqs_stop must run in this shell to update MQS_ARRAYS
 	if mqs_stop "$dev" >"$MQS_TMP/stop.out" 2>&1; then
 		pass "stripectl stop $dev"

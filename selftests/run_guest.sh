@@ -35,14 +35,14 @@ timeout_s=$((timeout_s * ${MQS_TIMEOUT_SCALE:-1}))
 
 tests=()
 if [ $# -eq 0 ]; then
-	for t in "$MQS_DIR"/test_[0-9][0-9]_*.sh; do tests+=("$(basename "$t")"); done
+	for t in "$MQS_DIR"/test_[0-9][0-9]_*.sh; do tests+=("${t##*/}"); done
 else
 	for a in "$@"; do
 		a=${a%.sh}
 		[[ $a =~ ^[0-9]+$ ]] && a=$(printf 'test_%02d_' "$((10#$a))")
 		m=
 		for f in "$MQS_DIR"/test_[0-9][0-9]_*.sh; do
-			f=$(basename "$f")
+			f=${f##*/}
 			if [[ $f == "$a".sh || $f == "$a"* ]]; then
 				m=$f
 				break
