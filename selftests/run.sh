@@ -94,14 +94,19 @@ BOOT_OPTS[pi]="--cpus 4 --mem 1536 --nvme 4 --nvme-size 48M --nvme-ns-opts ms=8,
 BOOT_TESTS[pi]="test_32_integrity"
 BOOT_TIMEOUT[pi]=${gtimeout:-600}
 
+# is_arg TEST ARG: whether TEST (test_05_fio_verify) is what the TEST
+# argument ARG (test_05_fio_verify, test_05, 05, with or without .sh) names
+is_arg() {
+	local o=${2%.sh}
+	[[ $o =~ ^[0-9]+$ ]] && o=$(printf 'test_%02d' "$((10#$o))")
+	[[ $1 == "$o" || $1 == "$o"_* ]]
+}
 # the tests asked for
 selected() {
-	local t=$1 o
+	local o
 	[ ${#only[@]} -eq 0 ] && return 0
 	for o in "${only[@]}"; do
-		o=${o%.sh}
-		[[ $o =~ ^[0-9]+$ ]] && o=$(printf 'test_%02d' "$((10#$o))")
-		[[ $t == "$o" || $t == "$o"_* ]] && return 0
+		is_arg "$1" "$o" && return 0
 	done
 	return 1
 }
@@ -121,20 +126,16 @@ run_boot() {
 	local k=$1 b=$2 t tests=() log rc start
 	# in the order of the TEST arguments when given (make check runs the
 	# debug kernel's most valuable tests first), else in name order
-	local o u
-	if [ ${#only[@]} -gt 0 ]; then
-		for o in "${only[@]}"; do
-			o=${o%.sh}
-			[[ $o =~ ^[0-9]+$ ]] && o=$(printf 'test_%02d' "$((10#$o))")
-			for t in ${BOOT_TESTS[$b]}; do
-				[[ $t == "$o" || $t == "$o"_* ]] || continue
-				for u in "${tests[@]}"; do [ "$u" = "$t.sh" ] && continue 2; done
-				tests+=("$t.sh")
-			done
+	local o
+	local -A taken=()
+	for o in "${only[@]:-*}"; do
+		for t in ${BOOT_TESTS[$b]}; do
+			[ "$o" = "*" ] || is_arg "$t" "$o" || continue
+			[ -z "${taken[$t]:-}" ] || continue
+			taken[$t]=1
+			tests+=("$t.sh")
 		done
-	else
-		for t in ${BOOT_TESTS[$b]}; do tests+=("$t.sh"); done
-	fi
+	done
 	[ ${#tests[@]} -gt 0 ] || return 0
 	mkdir -p "$OUT/$k"
 	log=$OUT/$k/$b.log

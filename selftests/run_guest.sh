@@ -176,6 +176,7 @@ died() {
 died_in=
 died && died_in="the kernel oopsed before the tests"
 
+[ -z "${MQS_DEADLINE:-}" ] || deadline_utc=$(date -u -d "@$MQS_DEADLINE" +%T)
 npass=0
 nfail=0
 nskip=0
@@ -197,7 +198,7 @@ for t in "${tests[@]}"; do
 	# MQS_DEADLINE (epoch seconds, make check's CHECK_BUDGET): a test not
 	# started by then is skipped, said so, so that the run ends in time
 	if [ -n "${MQS_DEADLINE:-}" ] && [ "$(date +%s)" -ge "$MQS_DEADLINE" ]; then
-		ktap_skip $i "$name" "not started: the run's time budget ended at $(date -u -d "@$MQS_DEADLINE" +%T) UTC (MQS_DEADLINE, make check's CHECK_BUDGET)"
+		ktap_skip $i "$name" "not started: the run's time budget ended at $deadline_utc UTC (MQS_DEADLINE, make check's CHECK_BUDGET)"
 		nskip=$((nskip + 1))
 		continue
 	fi
