@@ -590,6 +590,16 @@ def sys_table(md, D, F, s, wl, var, metrics, n=4, chunk=B.MAIN_CHUNK):
     md.table(head, rows)
 
 
+def peer_note(n):
+    """bench.sh's count of boots of a setup lost to a kernel crash in a
+    step of md or dm (run again): said, not hidden."""
+    if not n:
+        return ""
+    return ("; run again after %d kernel crash%s in a step of md raid0 or "
+            "dm-stripe (raw/console-SETUP-peer-crashN.log)" %
+            (n, "es" if n > 1 else ""))
+
+
 def write_report(D, F, T, T7, plots, path, elapsed):
     md = Md()
     hs = D.host
@@ -673,8 +683,8 @@ def write_report(D, F, T, T7, plots, path, elapsed):
             i.get("title", "?"), i.get("host", {}).get("boot_wall_seconds",
                                                         "?"),
             int(i.get("seconds", 0)),
-            "; **errors: %d**" % len(i["errors"]) if i.get("errors") else
-            "")])
+            ("; **errors: %d**" % len(i["errors"]) if i.get("errors") else
+             "") + peer_note(i.get("host", {}).get("peer_crashes")))])
     md.table(["", ""], rows)
 
     md("## Member setups")
