@@ -590,13 +590,14 @@ def sys_table(md, D, F, s, wl, var, metrics, n=4, chunk=B.MAIN_CHUNK):
     md.table(head, rows)
 
 
-def peer_note(n):
-    """bench.sh's count of boots of a setup lost to a kernel crash in a
-    step of md or dm (run again): said, not hidden."""
+def crash_note(n):
+    """bench.sh's count of boots of a setup lost to the known crash of the
+    emulated kernel (run again): said, not hidden."""
     if not n:
         return ""
-    return ("; run again after %d kernel crash%s in a step of md raid0 or "
-            "dm-stripe (raw/console-SETUP-peer-crashN.log)" %
+    return ("; **run again after %d kernel crash%s** (the known double "
+            "fault in kmem_cache_alloc_noprof, see the bench README; "
+            "raw/console-SETUP-known-crashN.log)" %
             (n, "es" if n > 1 else ""))
 
 
@@ -684,7 +685,7 @@ def write_report(D, F, T, T7, plots, path, elapsed):
                                                         "?"),
             int(i.get("seconds", 0)),
             ("; **errors: %d**" % len(i["errors"]) if i.get("errors") else
-             "") + peer_note(i.get("host", {}).get("peer_crashes")))])
+             "") + crash_note(i.get("host", {}).get("known_crashes")))])
     md.table(["", ""], rows)
 
     md("## Member setups")
