@@ -16,15 +16,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n $*"; }
-check() {	# check DESC COND-COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
+# shellcheck source=SCRIPTDIR/check_lib.sh
+. "$TOP/tools/tests/check_lib.sh"
 
 # The stand-in guest.  FAKE_MODE: df-once (the first boot dies of the known
 # double fault in md's step, the next one exits 0), df-always, other (an

@@ -18,15 +18,8 @@ TMP=$(mktemp -d) || exit 1
 K=hosttest-$$	# run.sh's output goes to selftests/output/$K
 trap 'rm -rf "$TMP" "$TOP/selftests/output/$K"' EXIT
 
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); fail=1; echo "not ok $n $*"; }
-check() {	# check DESC COND-COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
+# shellcheck source=SCRIPTDIR/check_lib.sh
+. "$TOP/tools/tests/check_lib.sh"
 
 # The stand-in guest: records the tests it was given, then prints a result
 # per test as FAKE_RESULT says (pass, skip-budget, none) and the kmemleak
