@@ -52,6 +52,7 @@ out=$(cd "$out" && pwd)
 t0=$(date +%s)
 
 say() { printf 'bench: %s\n' "$*"; }
+fmt() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
 # known_crash CONSOLE: when the guest's kernel died of the crash that
 # Debian's 6.12 under TCG shows with setup b's null_blk members (a double
@@ -68,7 +69,6 @@ known_crash() {
 	step=${step#*] setup }
 	echo "${step:-no step yet}"
 }
-fmt() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
 # Estimates (seconds) per setup, for the progress lines
 declare -A est
@@ -137,11 +137,9 @@ for s in $setups; do
 	# guest.py): boot again; the third time the guest falls back to HPET.
 	# The known crash of the emulated kernel (known_crash): the whole
 	# setup again, at most twice, its console kept and counted.
-	try=0
 	clock_tries=0
 	crashes=0
 	while :; do
-		try=$((try + 1))
 		say "[$(fmt $(($(date +%s) - t0))) elapsed] booting the guest for setup $s"
 		fb=()
 		[ "$clock_tries" -ge 2 ] && fb=(--env BENCH_CLOCK_FALLBACK=1)
