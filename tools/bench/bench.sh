@@ -53,6 +53,8 @@ t0=$(date +%s)
 
 say() { printf 'bench: %s\n' "$*"; }
 fmt() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+# the end of a guest's console, where only "bench:" lines are shown
+console_tail() { tail -n 40 "$1" 2>/dev/null | sed 's/^/bench: | /'; }
 
 # known_crash CONSOLE: when the guest's kernel died of the crash that
 # Debian's 6.12 under TCG shows with setup b's null_blk members (a double
@@ -155,7 +157,7 @@ for s in $setups; do
 			keep="$out/raw/console-$s-known-crash$crashes.log"
 			mv "$out/raw/console-$s.log" "$keep"
 			say "setup $s: the guest's kernel died of the known emulation crash (double fault in kmem_cache_alloc_noprof, also seen with no mqstripe loaded: tools/bench/README.md, \"Known crash\") at: $where; running the setup again. The end of its console ($keep):"
-			tail -n 40 "$keep" | sed 's/^/bench: | /'
+			console_tail "$keep"
 		else
 			break
 		fi
@@ -168,7 +170,7 @@ for s in $setups; do
 		# say why where only "bench:" lines are shown (make bench-smoke,
 		# CI): the end of the guest's console
 		say "setup $s: guest exited with status $grc (124: timeout, 125: crash); the end of its console ($out/raw/console-$s.log):"
-		tail -n 40 "$out/raw/console-$s.log" 2>/dev/null | sed 's/^/bench: | /'
+		console_tail "$out/raw/console-$s.log"
 		rc=1
 	fi
 done

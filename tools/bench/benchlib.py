@@ -354,15 +354,15 @@ def w5_jobs(setup, system, n, devs, members, p, prefix="f"):
         # what the guest and the members alone lose as n grows
         secs = [{"filename": ":".join(devs), "size": "%dM" % (reg * n),
                  "file_service_type": "random"}]
-        stat = ["/sys/block/%s/stat" % os.path.basename(m) for m in devs]
     else:
         secs = [{"filename": devs[0], "size": "%dM" % (reg * n)}]
-        stat = ["/sys/block/%s/stat" % os.path.basename(m) for m in members]
         # one flush before the counters are read: a new array counts every
         # member as written (nothing says their caches are clean), so its
         # first flush goes to all of them; W5 counts the flushes that the
         # fsyncs cause, each after one 4K write to one member
         pre = "sync %s" % devs[0]  # fsync(2) of the device: one flush
+    # the members' flush counters (JBOD: devs are the members)
+    stat = ["/sys/block/%s/stat" % os.path.basename(m) for m in members]
     meta = {"setup": setup, "system": system, "members": n,
             "chunk_kib": None if system in ("jbod", "single") else MAIN_CHUNK,
             "workload": "W5", "variant": "4K-randwrite-fsync"}
