@@ -102,6 +102,8 @@ bad "chunk 32M (above 16M)" 2 '--chunk.*(16M|16 MiB|at most|large)' -- create "$
 bad "data offset 1M+512 (not a multiple of 4K)" 2 '--data-offset' -- \
 	create "${MQS_FORCE[@]}" --data-offset 1049088 "${M[@]}"
 bad "name with a slash" 2 '--name' -- create "${MQS_FORCE[@]}" --name 'a/b' "${M[@]}"
+bad "name '..' (no /dev/stripe/ link can have it)" 2 "--name: name '\\.\\.' cannot be a link in /dev/stripe/" -- \
+	create "${MQS_FORCE[@]}" --name '..' "${M[@]}"
 
 # member smaller than data offset + one chunk: 1 MiB + 4 KiB with a 64K chunk
 mqs_dm_create small "0 $(((1 << 20) / 512 + 8)) linear ${M[2]} 0" || mqs_die "dmsetup create small"

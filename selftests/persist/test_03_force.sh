@@ -116,6 +116,11 @@ check_fails "zero-superblock of a running member: refused" 1 \
 	"$STRIPECTL" zero-superblock "$S1"
 check_stop "$B"
 
+names=$(ex "$S1" MQSTRIPE_NAME)/$(ex "$S2" MQSTRIPE_NAME)
+check_fails "zero-superblock with a device given twice: refused" 1 \
+	"^stripectl: $S1: given twice: give each device once; nothing was erased" \
+	"$STRIPECTL" zero-superblock "$S2" "$S1" "$S1"
+check_eq "given twice: nothing erased" "busy/${names#*/}" "$(ex "$S1" MQSTRIPE_NAME)/$(ex "$S2" MQSTRIPE_NAME)"
 check_cmd "zero-superblock of two members" "$STRIPECTL" zero-superblock "$S1" "$S2"
 check_eq "no superblock left on them" "" "$(ex "$S1" MQSTRIPE_ARRAY_UUID)$(ex "$S2" MQSTRIPE_ARRAY_UUID)"
 # leave the spares blank for the next boot (its udev would start an md)

@@ -116,7 +116,7 @@ static int check_options(uint64_t chunk, uint64_t offset, bool depth_given,
 		mqs_error("--queue-depth: %s", err);
 		return MQS_EXIT_USAGE;
 	}
-	if (name && mqs_check_name(name, err, sizeof(err))) {
+	if (name && mqs_check_new_name(name, err, sizeof(err))) {
 		mqs_error("--name: %s", err);
 		return MQS_EXIT_USAGE;
 	}
@@ -361,7 +361,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		{ "chunk", 'c', OPT_SIZE, &chunk, NULL, "SIZE",
 		  "chunk size: a power of two from 4K to 16M and at least the members' physical block size; members x chunk at most 1G (default 512K)" },
 		{ "name", 'n', OPT_STR, &name, NULL, "NAME",
-		  "array name: 1 to 31 characters of A-Z a-z 0-9 . _ -, not starting with '-', not mqstripeN (default: none)" },
+		  "array name: 1 to 31 characters of A-Z a-z 0-9 . _ -, not starting with '-', not . or .., not mqstripeN (default: none)" },
 		{ "uuid", 'u', OPT_STR, &uuid_str, NULL, "UUID",
 		  "array UUID, as 01234567-89ab-cdef-0123-456789abcdef (default: random)" },
 		{ "queue-depth", 'q', OPT_UINT, &depth, &depth_given, "N",

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "devio.h"
 #include "output.h"
@@ -234,6 +235,51 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 	return rc;
 }
 
+/*
+ * A device given twice would be erased once and then reported as having no
+ * superblock: refuse that before erasing anything, as create and assemble
+ * do.  Paths that are no block device are left to the loop's message.
+ */
+static int zero_check_distinct(int n, char **paths)
+{
+	uint64_t *ids;
+	int *which;
+	size_t a, b, nr = 0;
+	int i, rc = MQS_EXIT_OK;
+
+	ids = calloc(n ? n : 1, sizeof(*ids));
+	which = calloc(n ? n : 1, sizeof(*which));
+	if (!ids || !which) {
+		mqs_error("out of memory");
+		rc = MQS_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct stat st;
+
+		/* no block device: reported in the erase loop */
+		if (!stat(paths[i], &st) && S_ISBLK(st.st_mode)) {
+			ids[nr] = st.st_rdev;
+			which[nr++] = i;
+		}
+	}
+	if (mqs_find_duplicate(ids, nr, &a, &b)) {
+		const char *pa = paths[which[a]], *pb = paths[which[b]];
+
+		if (!strcmp(pa, pb))
+			mqs_error("%s: given twice: give each device once; nothing was erased",
+				  pb);
+		else
+			mqs_error("%s: the same device as %s (given twice): give each device once; nothing was erased",
+				  pb, pa);
+		rc = MQS_EXIT_FAIL;
+	}
+out:
+	free(which);
+	free(ids);
+	return rc;
+}
+
 int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 {
 	static const struct opt opts[] = { { 0 } };
@@ -243,7 +289,9 @@ int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
 	if (rc >= 0)
 		return rc;
-	rc = MQS_EXIT_OK;
+	rc = zero_check_distinct(argc - first, argv + first);
+	if (rc)
+		return rc;
 	for (i = first; i < argc; i++) {
 		struct sbw w;
 

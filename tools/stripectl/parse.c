@@ -414,6 +414,30 @@ int mqs_check_name(const char *name, char *err, size_t len)
 	return 0;
 }
 
+/**
+ * mqs_check_new_name() - may a new array be given @name
+ * @name: the name.
+ * @err: the reason on failure.
+ * @len: room at @err.
+ *
+ * mqs_check_name(), and not "." or "..": the udev rule links the array
+ * as /dev/stripe/NAME (tools/udev/64-mqstripe.rules), which those names
+ * cannot be.  Only for names being given (create): an existing superblock
+ * with such a name still assembles.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int mqs_check_new_name(const char *name, char *err, size_t len)
+{
+	if (!strcmp(name, ".") || !strcmp(name, "..")) {
+		mqs_set_err(err, len,
+			"name '%s' cannot be a link in /dev/stripe/ (udev links every named array as /dev/stripe/NAME): choose another name",
+			name);
+		return -EINVAL;
+	}
+	return mqs_check_name(name, err, len);
+}
+
 /* data offset + one chunk, saturated */
 uint64_t mqs_member_min_bytes(uint64_t chunk, uint64_t offset)
 {
@@ -457,15 +481,18 @@ void mqs_reason_chunk_lt_pbs(uint64_t chunk, unsigned int pbs,
 void mqs_reason_offset_align(uint64_t offset, unsigned int pbs,
 			     const char *pbs_hint, char *err, size_t len)
 {
+	char a[32], b[32];
+
 	if (!pbs_hint)
 		pbs_hint = PBS_GENERIC_HINT;
-	if (pbs)
+	if (pbs && offset <= UINT64_MAX - pbs)
 		mqs_set_err(err, len,
-			"data offset %" PRIu64 " is not a multiple of the member's physical block size %u (check %s): use a --data-offset that is",
-			offset, pbs, pbs_hint);
+			"data offset %" PRIu64 " is not a multiple of the member's physical block size %u (check %s): use a --data-offset that is a multiple of %s, e.g. %s",
+			offset, pbs, pbs_hint, mqs_size_exact(pbs, a, sizeof(a)),
+			mqs_size_exact((offset / pbs + 1) * pbs, b, sizeof(b)));
 	else
 		mqs_set_err(err, len,
-			"data offset %" PRIu64 " is not a multiple of the member's physical block size (check %s): use a --data-offset that is",
+			"data offset %" PRIu64 " is not a multiple of the member's physical block size (check %s): use a --data-offset that is a multiple of it",
 			offset, pbs_hint);
 }
 

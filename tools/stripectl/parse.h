@@ -41,6 +41,7 @@ int mqs_check_stripe_width(uint64_t chunk, uint64_t nr, char *err,
 int mqs_check_data_offset(uint64_t offset, char *err, size_t len);
 int mqs_check_queue_depth(uint64_t depth, char *err, size_t len);
 int mqs_check_name(const char *name, char *err, size_t len);
+int mqs_check_new_name(const char *name, char *err, size_t len);
 int mqs_check_member_fit(uint64_t size, unsigned int pbs, uint64_t chunk,
 			 uint64_t offset, const char *pbs_hint,
 			 char *err, size_t len);

@@ -267,6 +267,29 @@ static void test_name(void)
 	}
 }
 
+/* "." and "..": no /dev/stripe/ link; refused for new arrays only */
+static void test_new_name(void)
+{
+	static const char *const dots[] = { ".", ".." };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dots); i++) {
+		ktap_result(mqs_check_new_name(dots[i], err, sizeof(err)) ==
+			    -EINVAL && strstr(err, "/dev/stripe/") &&
+			    one_line(err),
+			    "new name '%s' refused: %s", dots[i], err);
+		ktap_result(!mqs_check_name(dots[i], err, sizeof(err)),
+			    "existing name '%s' still valid (superblocks)",
+			    dots[i]);
+	}
+	ktap_result(!mqs_check_new_name(".db", err, sizeof(err)) &&
+		    !mqs_check_new_name("...", err, sizeof(err)),
+		    "new names '.db' and '...' accepted");
+	ktap_result(mqs_check_new_name("a b", err, sizeof(err)) == -EINVAL &&
+		    strstr(err, "use only"),
+		    "new names get mqs_check_name's checks too: %s", err);
+}
+
 static void test_uuid(void)
 {
 	static const uint8_t want[16] = {
@@ -390,8 +413,9 @@ static void test_member_fit(void)
 		    "chunk below pbs: %s", err);
 	ktap_result(mqs_check_member_fit(1ULL << 40, 8192, 8192, 12288,
 					 hint, err, sizeof(err)) == -EINVAL &&
-		    strstr(err, "data offset") && strstr(err, hint),
-		    "offset not a pbs multiple: %s", err);
+		    strstr(err, "data offset") && strstr(err, hint) &&
+		    strstr(err, "use a --data-offset that is a multiple of 8K, e.g. 16K"),
+		    "offset not a pbs multiple, with a usable value: %s", err);
 	ktap_result(mqs_check_member_fit(UINT64_MAX - 1, 0, 16 << 20,
 					 UINT64_MAX - 4095, NULL, err,
 					 sizeof(err)) == -ENOSPC,
@@ -558,6 +582,7 @@ int main(void)
 	test_queue_depth();
 	test_nr_members();
 	test_name();
+	test_new_name();
 	test_uuid();
 	test_dev_index();
 	test_duplicate();
