@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Stop while in use: with the array mounted (and, separately, merely held
-# open), stripectl stop exits 1 with an in-use message, within its bounded
+# open, or a member of another array), stripectl stop exits 1 with an
+# in-use message (naming the holding array), within its bounded
 # retry time; the array, the mount and the data are intact.  After umount
 # (close) stop works and releases everything.
 # Catches: REMOVE tearing down an open disk (use after free, lost data),
@@ -62,4 +63,16 @@ mqs_mount "$MQS_DEV" "$MNT" || mqs_die "mount again"
 check_eq "data intact after stop and create again" "$sum" "$(sha256sum <"$MNT/data")"
 umount "$MNT"
 check_stop "$MQS_DEV"
+
+# a member of another array (stacked): the message names that array (after
+# the data check: the upper array wipes the lower one's XFS signature)
+mqs_must_create --chunk 64K "${M[0]}" "${M[1]}"
+LOW=$MQS_DEV
+mqs_must_create --chunk 64K "$LOW" "${M[2]}"
+TOP=$MQS_DEV
+check_fails "stop of an array that is a member of another: names it" 1 \
+	"^stripectl: $LOW: device is busy: a member of the running array $TOP \(stop it first" \
+	timeout 120 "$STRIPECTL" stop "$LOW"
+check_stop "$TOP"
+check_stop "$LOW"
 mqs_finish

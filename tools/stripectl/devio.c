@@ -286,8 +286,11 @@ static bool holder_phrase(const char *sysdir, const char *what, char *buf,
  * @path: the device.
  * @buf: the phrase after "device is busy: ".
  * @len: room at @buf.
+ *
+ * Return: true when a holder or a mount was found, false when @buf has the
+ * generic phrase (an open by some process, or nothing visible in sysfs).
  */
-void mqs_busy_reason(const char *path, char *buf, size_t len)
+bool mqs_busy_reason(const char *path, char *buf, size_t len)
 {
 	char sysdir[64], part[PATH_MAX];
 	char what[NAME_MAX + 32];
@@ -300,7 +303,7 @@ void mqs_busy_reason(const char *path, char *buf, size_t len)
 	snprintf(sysdir, sizeof(sysdir), "/sys/dev/block/%u:%u",
 		 major(st.st_rdev), minor(st.st_rdev));
 	if (holder_phrase(sysdir, "", buf, len))
-		return;
+		return true;
 	/* a whole disk is busy when one of its partitions is */
 	dir = opendir(sysdir);
 	if (dir) {
@@ -317,7 +320,7 @@ void mqs_busy_reason(const char *path, char *buf, size_t len)
 				 d->d_name);
 			if (holder_phrase(part, what, buf, len)) {
 				closedir(dir);
-				return;
+				return true;
 			}
 		}
 		closedir(dir);
@@ -326,6 +329,7 @@ generic:
 	snprintf(buf, len,
 		 "it is mounted, in use or a member of another array (check 'lsblk %s' and 'stripectl list')",
 		 path);
+	return false;
 }
 
 static void describe_blkid(blkid_probe pr, char *buf, size_t len)

@@ -22,7 +22,7 @@ int mqs_cand_read(struct mqs_cand *c, const char *path);
 void mqs_cand_free(struct mqs_cand *c);
 
 int mqs_open_excl(const char *path);
-void mqs_busy_reason(const char *path, char *buf, size_t len);
+bool mqs_busy_reason(const char *path, char *buf, size_t len);
 int mqs_signatures(int fd, bool wipe, char *desc, size_t len);
 void mqs_sb_describe(const struct mqs_sb *sb, enum mqs_sb_status status,
 		     char *buf, size_t len);

@@ -83,6 +83,7 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 	static const struct opt opts[] = { { 0 } };
 	struct mqstripe_member_info *members;
 	struct mqstripe_info info;
+	char path[32], why[MQS_ERR_LEN];
 	struct mqs_ctl ctl;
 	const char *arg;
 	uint32_t index, nr;
@@ -112,9 +113,14 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 		free(members);
 		return MQS_EXIT_OK;
 	case -EBUSY:
-		mqs_error("/dev/%s%u: device is in use (mounted or open): unmount it first (see 'lsblk /dev/%s%u', 'fuser -vm /dev/%s%u')",
-			  MQSTRIPE_DISK_PREFIX, index, MQSTRIPE_DISK_PREFIX,
-			  index, MQSTRIPE_DISK_PREFIX, index);
+		snprintf(path, sizeof(path), "/dev/%s%u", MQSTRIPE_DISK_PREFIX,
+			 index);
+		/* a mount or a holder (another array, md, dm) is named */
+		if (mqs_busy_reason(path, why, sizeof(why)))
+			mqs_error("%s: device is busy: %s", path, why);
+		else
+			mqs_error("%s: device is in use (mounted or open): unmount it first (see 'lsblk %s', 'fuser -vm %s')",
+				  path, path, path);
 		break;
 	case -ENODEV:
 		mqs_error("%s: no such array: see 'stripectl list'", arg);

@@ -107,9 +107,10 @@ static const struct cmd commands[] = {
 		.description =
 "Stop the array DEVICE (/dev/mqstripeN, mqstripeN, a link to the device\n"
 "node or the array's name) and release its members.  An array that is\n"
-"mounted or open is not stopped: unmount it first.  The data on the\n"
-"members is left as it is; their superblocks are marked clean and their\n"
-"event counter bumped: 'stripectl assemble' starts the array again.",
+"mounted, open or a member of another array is not stopped; the message\n"
+"names the mount point or the holding array.  The data on the members is\n"
+"left as it is; their superblocks are marked clean and their event\n"
+"counter bumped: 'stripectl assemble' starts the array again.",
 		.min_args = 1,
 		.max_args = 1,
 		.missing = "no DEVICE given",
