@@ -105,6 +105,16 @@ bad "name with a slash" 2 '--name' -- create "${MQS_FORCE[@]}" --name 'a/b' "${M
 bad "name '..' (no /dev/stripe/ link can have it)" 2 "--name: name '\\.\\.' cannot be a link in /dev/stripe/" -- \
 	create "${MQS_FORCE[@]}" --name '..' "${M[@]}"
 
+# a read-only member (blockdev --setro): the superblock write fails on it,
+# the one written before it is put back
+sb0=$("$STRIPECTL" examine --export "${M[0]}" 2>&1)
+blockdev --setro "${M[1]}" || mqs_die "blockdev --setro ${M[1]}"
+bad "a read-only member" 1 "$n1: writing the superblock failed: .*the device is read-only" -- \
+	create "${MQS_FORCE[@]}" "${M[@]}"
+blockdev --setrw "${M[1]}" || mqs_die "blockdev --setrw ${M[1]}"
+check_eq "a read-only member: the first member's superblock put back" \
+	"$sb0" "$("$STRIPECTL" examine --export "${M[0]}" 2>&1)"
+
 # member smaller than data offset + one chunk: 1 MiB + 4 KiB with a 64K chunk
 mqs_dm_create small "0 $(((1 << 20) / 512 + 8)) linear ${M[2]} 0" || mqs_die "dmsetup create small"
 SMALL=$DM_DEV

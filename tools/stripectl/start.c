@@ -218,6 +218,14 @@ int sbw_write_all(struct sbw *w, size_t n)
 
 	for (i = 0; i < n; i++) {
 		rc = mqs_dev_write_block(w[i].dfd, w[i].new);
+		if (rc == -EPERM || rc == -EROFS) {
+			/* blockdev --setro, or a write-protected device */
+			mqs_error("%s: writing the superblock failed: %s: the device is read-only (check 'blockdev --getro %s'; 'blockdev --setrw %s' if that is not intended)",
+				  w[i].path, strerror(-rc), w[i].path,
+				  w[i].path);
+			sbw_restore_all(w, i);
+			return MQS_EXIT_FAIL;
+		}
 		if (rc) {
 			mqs_error("%s: writing the superblock failed: %s",
 				  w[i].path, strerror(-rc));
