@@ -111,6 +111,11 @@ static void examine_json(const struct mqs_cand *c)
 	json_add(o, "device", json_object_new_string(c->path));
 	json_add(o, "status",
 		 json_object_new_string(mqs_sb_status_name(c->status)));
+	if (c->status == MQS_SB_NONE) {
+		/* readable, no superblock: scripts still get a document */
+		json_print(o);
+		return;
+	}
 	json_add(o, "format_version", json_u64(sb->version));
 	if (c->status == MQS_SB_BAD_VERSION) {
 		json_print(o);
@@ -218,6 +223,8 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 		return MQS_EXIT_FAIL;
 	}
 	if (c.status == MQS_SB_NONE) {
+		if (json)
+			examine_json(&c);
 		mqs_error("%s: %s", c.path, c.why);
 		mqs_cand_free(&c);
 		return MQS_EXIT_FAIL;

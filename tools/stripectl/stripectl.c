@@ -80,7 +80,8 @@ static const struct cmd commands[] = {
 "name, slot and member UUID, geometry, event counter, state, checksum and\n"
 "the member UUIDs of all slots.  Exit status 0 for a valid superblock, 1\n"
 "when there is none or it is damaged or unsupported (its fields are still\n"
-"printed, and the reason on stderr).",
+"printed, and the reason on stderr; with --json a device without one gives\n"
+"{\"device\": ..., \"status\": \"none\"}).",
 		.min_args = 1,
 		.max_args = 1,
 		.missing = "no MEMBER given",

@@ -155,6 +155,18 @@ expect 1 "^stripectl: /dev/null: not a block device but a character device" crea
 expect 1 "^stripectl: $TMP/nonexistent: does not exist" examine "$TMP/nonexistent"
 expect 1 "^stripectl: /dev/null: not a block device" examine /dev/null
 expect 1 "^stripectl: $TMP/regular: no mqstripe superblock" examine "$TMP/regular"
+# --json without a superblock: exit 1, the reason on stderr, and still a
+# JSON document on stdout with status "none"
+run examine --json "$TMP/regular"
+if [ "$rc" -eq 1 ] && grep -q 'no mqstripe superblock' "$TMP/err" &&
+   python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (d["status"] == "none" and d["device"] == sys.argv[1] and len(d) == 2))' \
+	"$TMP/regular" <"$TMP/out"; then
+	ok "stripectl examine --json on a file without a superblock: exit 1, {device, status: none}"
+else
+	not_ok "stripectl examine --json on a file without a superblock (exit $rc)"
+	sed 's/^/# stdout: /' "$TMP/out"
+	sed 's/^/# stderr: /' "$TMP/err"
+fi
 expect 1 "^stripectl: $TMP/nonexistent: does not exist" assemble "$TMP/nonexistent"
 expect 1 "^stripectl: $TMP/regular: not a block device but a regular file" assemble "$TMP/regular"
 expect 1 "^stripectl: /dev/null: not a block device but a character device" zero-superblock /dev/null
