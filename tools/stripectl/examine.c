@@ -254,8 +254,8 @@ static int zero_check_distinct(int n, char **paths)
 	size_t a, b, nr = 0;
 	int i, rc = MQS_EXIT_OK;
 
-	ids = calloc(n ? n : 1, sizeof(*ids));
-	which = calloc(n ? n : 1, sizeof(*which));
+	ids = calloc(n, sizeof(*ids));	/* n >= 1: the command needs a MEMBER */
+	which = calloc(n, sizeof(*which));
 	if (!ids || !which) {
 		mqs_error("out of memory");
 		rc = MQS_EXIT_FAIL;
@@ -271,14 +271,8 @@ static int zero_check_distinct(int n, char **paths)
 		}
 	}
 	if (mqs_find_duplicate(ids, nr, &a, &b)) {
-		const char *pa = paths[which[a]], *pb = paths[which[b]];
-
-		if (!strcmp(pa, pb))
-			mqs_error("%s: given twice: give each device once; nothing was erased",
-				  pb);
-		else
-			mqs_error("%s: the same device as %s (given twice): give each device once; nothing was erased",
-				  pb, pa);
+		report_duplicate(paths[which[a]], paths[which[b]],
+				 "; nothing was erased");
 		rc = MQS_EXIT_FAIL;
 	}
 out:

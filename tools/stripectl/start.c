@@ -97,6 +97,20 @@ void report_open_error(const char *path, int err)
 	}
 }
 
+/*
+ * The device @second was given before as @first (the same path, or another
+ * node or link of it); @tail follows the advice.
+ */
+void report_duplicate(const char *first, const char *second, const char *tail)
+{
+	if (!strcmp(first, second))
+		mqs_error("%s: given twice: give each device once%s", second,
+			  tail);
+	else
+		mqs_error("%s: the same device as %s (given twice): give each device once%s",
+			  second, first, tail);
+}
+
 /* Each device once, and no disk together with its own partition. */
 int check_distinct(const struct mqs_member *members, size_t nr)
 {
@@ -120,12 +134,7 @@ int check_distinct(const struct mqs_member *members, size_t nr)
 			disks[i] = makedev(ma, mi);
 	}
 	if (mqs_find_duplicate(ids, nr, &a, &b)) {
-		if (!strcmp(members[a].path, members[b].path))
-			mqs_error("%s: given twice: give each device once",
-				  members[b].path);
-		else
-			mqs_error("%s: the same device as %s (given twice): give each device once",
-				  members[b].path, members[a].path);
+		report_duplicate(members[a].path, members[b].path, "");
 		goto out;
 	}
 	if (mqs_find_overlap(ids, disks, nr, &a, &b)) {
@@ -218,17 +227,16 @@ int sbw_write_all(struct sbw *w, size_t n)
 
 	for (i = 0; i < n; i++) {
 		rc = mqs_dev_write_block(w[i].dfd, w[i].new);
-		if (rc == -EPERM || rc == -EROFS) {
-			/* blockdev --setro, or a write-protected device */
-			mqs_error("%s: writing the superblock failed: %s: the device is read-only (check 'blockdev --getro %s'; 'blockdev --setrw %s' if that is not intended)",
-				  w[i].path, strerror(-rc), w[i].path,
-				  w[i].path);
-			sbw_restore_all(w, i);
-			return MQS_EXIT_FAIL;
-		}
 		if (rc) {
-			mqs_error("%s: writing the superblock failed: %s",
-				  w[i].path, strerror(-rc));
+			char ro[MQS_ERR_LEN] = "";
+
+			/* blockdev --setro, or a write-protected device */
+			if (rc == -EPERM || rc == -EROFS)
+				snprintf(ro, sizeof(ro),
+					 ": the device is read-only (check 'blockdev --getro %s'; 'blockdev --setrw %s' if that is not intended)",
+					 w[i].path, w[i].path);
+			mqs_error("%s: writing the superblock failed: %s%s",
+				  w[i].path, strerror(-rc), ro);
 			sbw_restore_all(w, i);
 			return MQS_EXIT_FAIL;
 		}
