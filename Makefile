@@ -91,7 +91,7 @@ check: deps
 	$(MAKE) stripectl vm-modules
 	@if [ -r $(DEBUG_KERNEL)/bzImage ]; then $(MAKE) debug-module; \
 	else echo "make: no debug kernel in $(DEBUG_KERNEL): its suite is skipped (make debug-kernel builds one)"; fi
-	sh tools/check.sh
+	bash tools/check.sh
 
 demo: deps
 	$(MAKE) stripectl vm-modules

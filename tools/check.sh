@@ -1,8 +1,10 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: host unit tests, then the VM selftests on each kernel.
-# Prints every suite's output and ends with one line
+# make check: host unit tests, the package tests, the benchmark smoke test
+# and the VM selftests on each kernel, CHECK_JOBS suites at a time
+# (default 2: tools/suites.sh).  Prints every suite's output as one block
+# when it ends, with its time, and ends with one line
 # "N passed, N failed, N skipped" summed over all of them.
 #
 # Env: CHECK_KERNELS (default "6.1 6.12 debug").  "debug" is the debug
@@ -14,10 +16,10 @@
 # to keep make check within the CI budget (README.md, "Reliability");
 # CHECK_DEBUG_TESTS (default: a list, below; "all" for every test) limits
 # the debug kernel's selftests (run.sh TEST arguments, run in that order).
-# CHECK_BUDGET (seconds, default 4300; 0: none): a debug-kernel test not
+# CHECK_BUDGET (seconds, default 3000; 0: none): a debug-kernel test not
 # started that long after make check began is reported skipped ("not
 # started: the run's time budget ended"), so that CI's deps step plus make
-# check stay within its 90 minutes on a slow machine.
+# check stay well within its 90 minutes on a slow machine.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,15 +37,19 @@ debug_suites=${CHECK_DEBUG_SUITES:-selftests}
 # is skipped.  On the debug kernel test_24 makes 30 rmmod/insmod cycles,
 # not 100 (each takes 1.4 s there).
 debug_tests=${CHECK_DEBUG_TESTS:-21 14 24 05 01 10 20 22 30 08 18 15 13 23}
-budget=${CHECK_BUDGET:-4300}
+budget=${CHECK_BUDGET:-3000}
+jobs=${CHECK_JOBS:-2}
 [ "$debug_tests" = all ] && debug_tests=
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# shellcheck source=SCRIPTDIR/suites.sh
+. tools/suites.sh
 
 pass=0 fail=0 skip=0 rc=0
 check_t0=$(date +%s)
-add_counts() {
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
+# suite_ended NAME LOG STATUS (tools/suites.sh): add the suite's counts
+suite_ended() {
+	local line
+	[ "$3" = 0 ] || rc=1
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$2" | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "check: $1 printed no summary line: counted as a failure"
 		fail=$((fail + 1))
@@ -56,71 +62,82 @@ add_counts() {
 	skip=$((skip + $5))
 }
 
-# suite NAME COMMAND...: run one suite, show its output and time, add its
-# counts
-suite() {
-	name=$1
-	shift
-	t0=$(date +%s)
-	"$@" >"$log" 2>&1 || rc=1
-	sed -e '$!b' -e '/^[0-9]* passed, /d' "$log"
-	echo "-- $name: $(($(date +%s) - t0)) s"
-	add_counts "$name"
-}
+# The C helpers of the selftests, built once here: the suites that use
+# them run at the same time.
+make -s -C selftests all >/dev/null || echo "check: make -C selftests failed (the selftests report it)"
 
-echo "== unit tests (host)"
-suite "unit tests" make -s -C tools/tests check
-
-echo "== packaging: install, man page, DKMS and .deb (host and guests)"
-suite "package tests" make -s pkg-check
-
-echo "== benchmark harness smoke test (make bench QUICK=1 on one kernel; no speed asserted)"
-suite "bench smoke" sh tools/bench/smoke.sh
-
+# The plan, in the order the suites start: the longest first, then the
+# debug kernel's (the one with a time budget: it should start early), then
+# the short ones, which fill the other slot meanwhile.  The package tests
+# install on the host (DKMS in /lib/modules, the packages' udev rule and
+# stripectl): the persistence suites, whose reboot guest runs the host's
+# udev rules, start after them.  The other guests use the build tree only.
+debian_kernels=
+debug_kernel=0
 for k in $kernels; do
-	what=$k
 	if [ "$k" = debug ]; then
-		dbg=$(bash -c '. tools/vm/common.sh && mqs_debug_kernel_dir')
-		if [ ! -r "$dbg/bzImage" ]; then
-			echo "== debug kernel (KASAN, lockdep, kmemleak): skipped: no debug kernel in $dbg (make debug-kernel builds one, about 40 min on 2 cores)"
-			skip=$((skip + 1))
-			continue
-		fi
-		what="debug ($dbg: KASAN, lockdep, kmemleak)"
+		debug_kernel=1
+	else
+		debian_kernels="$debian_kernels $k"
 	fi
-	for s in selftests persist; do
-		if [ "$k" = debug ]; then
-			case " $debug_suites " in
-			*" $s "*) ;;
-			*)
-				echo "== $([ "$s" = persist ] && echo "persistence tests" || echo "$s") on kernel $what: not run (CHECK_DEBUG_SUITES=\"$debug_suites\"; the Debian kernels run it)"
-				continue
-				;;
-			esac
-		fi
-		case $s in
-		selftests)
-			echo "== selftests on kernel $what (QEMU guest)"
-			if [ "$k" = debug ] && [ -n "$debug_tests" ]; then
-				echo "   (CHECK_DEBUG_TESTS: $debug_tests)"
-				denv="--env MQS_STRESS_CYCLES=30"
-				if [ "$budget" -gt 0 ]; then
-					denv="$denv --env MQS_DEADLINE=$((check_t0 + budget))"
-					echo "   (tests not started by $(date -u -d "@$((check_t0 + budget))" +%T) UTC, ${budget} s after make check began, are skipped: CHECK_BUDGET)"
-				fi
-				# shellcheck disable=SC2086	# word lists
-				suite "selftests on $k" bash selftests/run.sh --kernel "$k" $denv $debug_tests
-			else
-				suite "selftests on $k" bash selftests/run.sh --kernel "$k"
-			fi
-			;;
-		persist)
-			echo "== persistence tests on kernel $what (QEMU guests)"
-			suite "persistence tests on $k" bash selftests/persist/run.sh --kernel "$k"
-			;;
-		esac
-	done
 done
+# shellcheck disable=SC2086	# a word list
+set -- $debian_kernels
+if [ $# -gt 0 ]; then
+	suite_add "selftests on $1" - "selftests on kernel $1 (QEMU guests)" \
+		bash selftests/run.sh --kernel "$1"
+	shift
+fi
+suite_add "unit tests" - "unit tests (host)" make -s -C tools/tests check
+suite_add "package tests" - "packaging: install, man page, DKMS and .deb (host and guests)" \
+	make -s pkg-check
+for k in "$@"; do
+	suite_add "selftests on $k" - "selftests on kernel $k (QEMU guests)" \
+		bash selftests/run.sh --kernel "$k"
+done
+if [ "$debug_kernel" = 1 ]; then
+	dbg=$(bash -c '. tools/vm/common.sh && mqs_debug_kernel_dir')
+	what="debug ($dbg: KASAN, lockdep, kmemleak)"
+	if [ ! -r "$dbg/bzImage" ]; then
+		echo "== debug kernel (KASAN, lockdep, kmemleak): skipped: no debug kernel in $dbg (make debug-kernel builds one, about 40 min on 2 cores)"
+		skip=$((skip + 1))
+	else
+		case " $debug_suites " in
+		*" selftests "*)
+			args=(--kernel debug)
+			title="selftests on kernel $what (QEMU guest)"
+			if [ -n "$debug_tests" ]; then
+				title="$title; CHECK_DEBUG_TESTS: $debug_tests"
+				args+=(--env MQS_STRESS_CYCLES=30)
+				if [ "$budget" -gt 0 ]; then
+					args+=(--env MQS_DEADLINE=$((check_t0 + budget)))
+					title="$title; tests not started by $(date -u -d "@$((check_t0 + budget))" +%T) UTC, ${budget} s after make check began, are skipped (CHECK_BUDGET)"
+				fi
+				# shellcheck disable=SC2206	# a word list
+				args+=($debug_tests)
+			fi
+			suite_add "selftests on debug" - "$title" bash selftests/run.sh "${args[@]}"
+			;;
+		*) echo "== selftests on kernel $what: not run (CHECK_DEBUG_SUITES=\"$debug_suites\")" ;;
+		esac
+		case " $debug_suites " in
+		*" persist "*)
+			suite_add "persistence tests on debug" "package tests" "persistence tests on kernel $what (QEMU guests)" \
+				bash selftests/persist/run.sh --kernel debug
+			;;
+		*) echo "== persistence tests on kernel $what: not run (CHECK_DEBUG_SUITES=\"$debug_suites\"; the Debian kernels run it)" ;;
+		esac
+	fi
+fi
+
+suite_add "bench smoke" - "benchmark harness smoke test (make bench QUICK=1 on one kernel; no speed asserted)" \
+	sh tools/bench/smoke.sh
+for k in $debian_kernels; do
+	suite_add "persistence tests on $k" "package tests" "persistence tests on kernel $k (QEMU guests)" \
+		bash selftests/persist/run.sh --kernel "$k"
+done
+
+suites_run "$jobs"
 
 [ "$fail" -eq 0 ] || rc=1
 echo "-- make check: $(($(date +%s) - check_t0)) s in all"

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Sourced by tools/check.sh: run test suites a few at a time, each with its
+# output in a file of its own, and print each suite's output as one block
+# when it ends (blocks in the order the suites end).
+#
+#   suite_add NAME AFTER TITLE CMD...
+#       a suite: CMD... run from the current directory, its output to a file.
+#       AFTER: the NAME of a suite that must have ended before this one
+#       starts, or "-".  TITLE: the block's "== " line.  Suites start in
+#       the order they were added, as slots free up.
+#   suites_run JOBS
+#       runs them, at most JOBS at once; for each suite that ends, prints
+#       "== TITLE", its output, "-- NAME: N s (+START..+END s)" (times from
+#       the call of suites_run), then calls the hook
+#       suite_ended NAME LOGFILE STATUS, which the caller defines.
+#       Returns when every suite has ended.
+#
+# Why several at once: a guest under TCG keeps the host's two cores only
+# about two thirds busy (its vCPUs wait on timers, a shell script runs on
+# one of them), so a second guest, or host-side work, fills the rest.
+
+suites_names=()
+suites_after=()
+suites_title=()
+suites_cmd=()
+
+suite_add() {
+	local name=$1 after=$2 title=$3
+	shift 3
+	suites_names+=("$name")
+	suites_after+=("$after")
+	suites_title+=("$title")
+	suites_cmd+=("$(printf '%q ' "$@")")
+}
+
+# suites_index NAME: the index of suite NAME, or nothing
+suites_index() {
+	local i
+	for i in "${!suites_names[@]}"; do
+		[ "${suites_names[$i]}" = "$1" ] && { echo "$i"; return 0; }
+	done
+	return 1
+}
+
+suites_run() {
+	local jobs=$1 dir t0 i n=${#suites_names[@]} running=0 n_ended=0 a ai
+	local -a state start_s pid
+	[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+	dir=$(mktemp -d) || return 1
+	t0=$(date +%s)
+	for i in "${!suites_names[@]}"; do state[i]=waiting; done
+	while [ "$n_ended" -lt "$n" ]; do
+		# start what may start, in the order added
+		for i in "${!suites_names[@]}"; do
+			[ "$running" -lt "$jobs" ] || break
+			[ "${state[i]}" = waiting ] || continue
+			a=${suites_after[i]}
+			if [ "$a" != - ]; then
+				ai=$(suites_index "$a")
+				[ -z "$ai" ] || [ "${state[ai]}" = ended ] || continue
+			fi
+			start_s[i]=$(date +%s)
+			# shellcheck disable=SC2086	# the command, quoted by suite_add
+			(eval "${suites_cmd[i]}" >"$dir/$i.log" 2>&1 </dev/null
+				echo $? >"$dir/$i.rc.tmp" && mv "$dir/$i.rc.tmp" "$dir/$i.rc") &
+			pid[i]=$!
+			state[i]=run
+			running=$((running + 1))
+		done
+		# report what ended
+		for i in "${!suites_names[@]}"; do
+			{ [ "${state[i]}" = run ] && [ -e "$dir/$i.rc" ]; } || continue
+			wait "${pid[i]}" 2>/dev/null
+			state[i]=ended
+			running=$((running - 1))
+			n_ended=$((n_ended + 1))
+			local now rc
+			now=$(date +%s)
+			rc=$(cat "$dir/$i.rc")
+			echo "== ${suites_title[i]}"
+			sed -e '$!b' -e '/^[0-9]* passed, /d' "$dir/$i.log"
+			echo "-- ${suites_names[i]}: $((now - start_s[i])) s (+$((start_s[i] - t0))..+$((now - t0)) s)"
+			suite_ended "${suites_names[i]}" "$dir/$i.log" "$rc"
+		done
+		[ "$n_ended" -lt "$n" ] && sleep 1
+	done
+	rm -rf "$dir"
+}

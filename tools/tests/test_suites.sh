@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/suites.sh, the scheduler of make check, with stand-in suites:
+#  - at most JOBS suites run at once, and with JOBS=2 two do run at once;
+#  - a suite with AFTER starts only once that suite has ended;
+#  - each suite's output comes as one block: its title, its output
+#    without its last "N passed, ..." line, then "-- NAME: N s (...)";
+#  - the hook gets each suite's name, output file and exit status.
+# Prints KTAP.
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+
+# shellcheck source=SCRIPTDIR/check_lib.sh
+. "$TOP/tools/tests/check_lib.sh"
+# shellcheck source=SCRIPTDIR/../suites.sh
+. "$TOP/tools/suites.sh"
+
+# shellcheck disable=SC2317 # fake and suite_ended are called by suites_run
+# stand-in suite: NAME SECS RC; records its start and end, prints a line
+# and a summary line
+fake() {
+	echo "start $1 $(date +%s%N)" >>"$TMP/events"
+	sleep "$2"
+	echo "output of $1"
+	echo "1 passed, 0 failed, 0 skipped"
+	echo "end $1 $(date +%s%N)" >>"$TMP/events"
+	return "$3"
+}
+ended=()
+suite_ended() { ended+=("$1:$3:$(tail -n 1 "$2")"); }
+
+suite_add a - "title of a" fake a 1.5 0
+suite_add b - "title of b" fake b 0.5 3
+suite_add c b "title of c" fake c 0.2 0
+suite_add d - "title of d" fake d 0.2 0
+suites_run 2 >"$TMP/out"
+
+# the largest number of suites running at once
+most=$(sort -k3n "$TMP/events" | awk '$1 == "start" {n++} $1 == "end" {n--} n > m {m = n} END {print m}')
+check "two suites ran at once, never more (most: $most)" [ "$most" = 2 ]
+t_end_b=$(awk '$1 == "end" && $2 == "b" {print $3}' "$TMP/events")
+t_start_c=$(awk '$1 == "start" && $2 == "c" {print $3}' "$TMP/events")
+check "c (AFTER b) started after b ended" [ "$t_start_c" -ge "$t_end_b" ]
+check "every suite ended once" [ "${#ended[@]}" = 4 ]
+check "the hook got b's exit status 3 and its output file" \
+	bash -c '[[ " $* " == *" b:3:1 passed, 0 failed, 0 skipped "* ]]' - "${ended[@]}"
+check "a's block: title, output, time line" \
+	grep -Pzq '== title of a\noutput of a\n-- a: [0-9]+ s \(\+[0-9]+\.\.\+[0-9]+ s\)\n' "$TMP/out"
+check "the summary lines are not in the blocks" bash -c "! grep -q passed '$TMP/out'"
+
+suites_names=() suites_after=() suites_title=() suites_cmd=()
+: >"$TMP/events"
+suite_add e - "title of e" fake e 0.3 0
+suite_add f - "title of f" fake f 0.3 0
+suites_run 1 >"$TMP/out"
+most=$(sort -k3n "$TMP/events" | awk '$1 == "start" {n++} $1 == "end" {n--} n > m {m = n} END {print m}')
+check "with JOBS=1 one at a time (most: $most)" [ "$most" = 1 ]
+
+exit "$fail"
