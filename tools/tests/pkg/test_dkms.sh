@@ -9,7 +9,9 @@
 # installed, a QEMU guest per kernel loads the DKMS module with modprobe
 # (not the build tree's), creates an array, makes XFS and mounts it
 # (guest_dkms.sh; PKG_VM=0 skips the guests).  dkms-uninstall, then the
-# host's file list must be what it was.  Needs root and dkms.
+# host's file list must be what it was.  The build log DKMS kept of each
+# kernel has no message of a missing file or program, no error and no
+# warning.  Needs root and dkms.
 set -u
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -57,6 +59,22 @@ else
 fi
 
 check_dkms_installed "${KERNELS[@]}"
+
+# What DKMS ran in that source ("make module KDIR=..."), as its build log
+# kept it: the top Makefile alone builds the module there, without a
+# message from a missing file or program (the developers' targets, which
+# need tools/, are not in the DKMS tree) and without a compiler warning.
+for k in "${KERNELS[@]}"; do
+	mlog=/var/lib/dkms/mqstripe/$VERSION/$k/x86_64/log/make.log
+	if [ ! -r "$mlog" ]; then
+		not_ok "$k: DKMS build log $mlog is there"
+	elif grep -E 'No such file|command not found|[Ww]arning:|[Ee]rror' "$mlog" >"$TMP/d"; then
+		not_ok "$k: DKMS build log without errors or warnings"
+		diag <"$TMP/d"
+	else
+		ok "$k: DKMS build log without errors or warnings"
+	fi
+done
 
 # In the guests: the DKMS module loads.
 for k in "${KERNELS[@]}"; do
