@@ -17,9 +17,9 @@
 #       suite_ended NAME LOGFILE STATUS, which the caller defines.
 #       Returns when every suite has ended.
 #
-# Why several at once: a guest under TCG keeps the host's two cores only
-# about two thirds busy (its vCPUs wait on timers, a shell script runs on
-# one of them), so a second guest, or host-side work, fills the rest.
+# make check (tools/check.sh) runs its suites one after the other (each
+# AFTER the one before) with one low-priority suite beside them, which
+# takes the cycles the others leave idle.
 
 suites_names=()
 suites_after=()
