@@ -238,12 +238,38 @@ static void mqs_submit(struct bio *bio)
 	submit_bio_noacct(bio);
 }
 
+/*
+ * Member bios go ahead of the bios the submitter has queued.
+ *
+ * ->queue_rq() and ->queue_rqs() can run inside submit_bio() of the task
+ * that submitted an array bio: a direct issue, or a plug flushed when a
+ * request is added to it (blk_add_rq_to_plug()).  There, submit_bio_noacct()
+ * does not issue our member bios but appends them to current->bio_list,
+ * which submit_bio() of a blk-mq disk works through in order
+ * (__submit_bio_noacct_mq()).  That list may already hold array bios, e.g.
+ * the rest of a bio split to the array's limits.  Left behind them, the
+ * member bios wait until those array bios have got a request, and getting
+ * one may wait for the very requests whose member bios are waiting: for
+ * writeback throttling (wbt_wait()) or for a tag.  Neither ever completes.
+ * Bio-based stacking avoids this by handling bios for lower devices first
+ * (__submit_bio_noacct()); do the same: put the member bios first.
+ */
 static void mqs_submit_list(struct bio_list *bl)
 {
+	struct bio_list *pending = current->bio_list;
+	struct bio_list later;
 	struct bio *bio;
 
+	if (bio_list_empty(bl))
+		return;
+	if (pending) {
+		later = pending[0];
+		bio_list_init(&pending[0]);
+	}
 	while ((bio = bio_list_pop(bl)))
 		mqs_submit(bio);
+	if (pending)
+		bio_list_merge(&pending[0], &later);
 }
 
 /* Bios held on @h for the end of a batch: submit them now. */
