@@ -3,8 +3,8 @@
 #
 # XFS on a 2-member array (64K chunk): fill a file with buffered writes and
 # syncfs it, then race a direct IO overwriter (dd oflag=direct, 1 MiB) with
-# an mmap writer going through the file backwards (xfs_io mmap + mwrite, 1
-# MiB each), then syncfs again.  Every phase must end, and no array request
+# an mmap writer going through the file's first 32 MiB backwards (xfs_io
+# mmap + mwrite, 1 MiB each), then syncfs again.  Every phase must end, and no array request
 # may stay in flight with nothing in flight on the members.
 # Catches: member bios left behind array bios on the submitter's
 # current->bio_list.  Writeback bios larger than the array's max_sectors are
@@ -27,11 +27,13 @@ DEV=$MQS_DEV
 mkfs.xfs -f -q "$DEV" >"$MQS_TMP/mkfs.out" 2>&1 ||
 	mqs_die "mkfs.xfs" "$(cat "$MQS_TMP/mkfs.out")"
 mqs_mount "$DEV" "$MNT" || mqs_die "mount $DEV"
-# a quarter of the filesystem, in MiB, at most 128 (TCG is slow)
+# a quarter of the filesystem, in MiB, at most 128 (TCG is slow); the race
+# runs over its first 32 MiB (an xfs_io process per MiB)
 mb=$(($(stat -f -c '%a * %S / 4 / 1048576' "$MNT")))
 [ "$mb" -gt 128 ] && mb=128
+rmb=$((mb < 32 ? mb : 32))
 FILE=$MNT/file
-diag "$DEV: 2 members, chunk 64K, max_sectors_kb $(qattr "$DEV" max_sectors_kb), wbt_lat_usec $(qattr "$DEV" wbt_lat_usec); file of $mb MiB"
+diag "$DEV: 2 members, chunk 64K, max_sectors_kb $(qattr "$DEV" max_sectors_kb), wbt_lat_usec $(qattr "$DEV" wbt_lat_usec); file of $mb MiB, race over $rmb MiB"
 
 # completed requests of a disk (reads + writes)
 completed() {
@@ -86,10 +88,10 @@ watch_phase "buffered fill of $mb MiB" $! || mqs_finish
 xfs_io -c syncfs "$MNT" &
 watch_phase "syncfs after the fill" $! || mqs_finish
 
-dd if=/dev/zero of="$FILE" oflag=direct bs=1M count="$mb" conv=notrunc status=none &
+dd if=/dev/zero of="$FILE" oflag=direct bs=1M count="$rmb" conv=notrunc status=none &
 dio=$!
 (
-	for ((i = mb - 1; i >= 0; i--)); do
+	for ((i = rmb - 1; i >= 0; i--)); do
 		xfs_io -c "mmap -w $((i << 20)) 1m" -c "mwrite $((i << 20)) 1m" "$FILE" ||
 			exit 1
 	done
