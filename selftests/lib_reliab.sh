@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers of the reliability tests (test_2x, issue 6): verified IO that runs
+# Helpers of the reliability tests (test_2x): verified IO that runs
 # in the background while a test disturbs the array.  Sourced after lib.sh.
 
 # shellcheck disable=SC2034,SC2317	# used by the sourcing scripts

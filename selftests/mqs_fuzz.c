@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mqs_fuzz - control-ABI fuzzer of test_20_fuzz.sh (issue 6 item 7)
+ * mqs_fuzz - control-ABI fuzzer of test_20_fuzz.sh
  *
  * Usage: mqs_fuzz [-s SEED] [-t SECS] [-n MIN_CALLS] [-j WORKERS]
  *                 [-w WIDE_LIST] MEMBER...

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Member errors under load, injector dm-flakey (issue 6, fault test 1).
+# Member errors under load, injector dm-flakey.
 # Member 1 is a dm device over an NVMe namespace.  fio runs randrw with
 # verify, one job per chunk (so each job touches one member), then member 1
 # is switched to dm-flakey with error_reads and error_writes (on kernels

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Member errors under load, injector fail_make_request (issue 6, fault
-# test 1).  The members are the NVMe namespaces themselves; once fio runs,
+# Member errors under load, injector fail_make_request.  The members are
+# the NVMe namespaces themselves; once fio runs,
 # /sys/block/MEMBER/make-it-fail of member 2 is set with the
 # fail_make_request knobs at probability 100, so every bio the array sends
 # to that member fails in submit_bio_noacct().  Same assertions as

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Member errors under load, null_blk members (issue 6, fault test 1).
+# Member errors under load, null_blk members.
 # Four memory-backed configfs null_blk devices are the members; once fio
 # runs, every sector of member 3 is marked bad (configfs "badblocks"), so
 # the blk-mq driver itself completes each read and write of it with

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Hot removal of a member under IO (issue 6, fault test 2).  Runs in a boot
+# Hot removal of a member under IO.  Runs in a boot
 # of its own (selftests/run.sh boot "hotrm", kernel option
 # nvme_core.io_timeout=5): it destroys a drive.  ext4 on an array over 4
 # NVMe namespaces, fio randrw with verify on a file in it and on the raw

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A member that stops answering (issue 6, fault test 3).  Member 1 is a dm
+# A member that stops answering.  Member 1 is a dm
 # device over an NVMe namespace, switched to dm-delay with a 20 s delay
 # (under the 120 s hung-task limit); the array's own request timeout is
 # lowered to 5 s so that its timeout handler runs several times while the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Power-fail consistency (issue 6, fault test 9).  The members are four
+# Power-fail consistency.  The members are four
 # memory-backed configfs null_blk devices with a volatile write cache
 # (cache_size): power=0 deletes the disk and drops what is still in its
 # cache, power=1 brings back what reached its "media".

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Control-ABI fuzzing (issue 6 item 7) with mqs_fuzz (built on the host by
+# Control-ABI fuzzing with mqs_fuzz (built on the host by
 # selftests/Makefile): at least 100,000 random and mutated ioctls on
 # /dev/mqstripe-control from one process per CPU for MQS_FUZZ_SECS seconds
 # (default 30; more calls if the budget ends first, at most 3 x the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Allocation failure (issue 6 item 4), on kernels with FAILSLAB (the debug
+# Allocation failure, on kernels with FAILSLAB (the debug
 # kernel; Debian's stock kernels have no fault injection: skipped there).
 # FAILSLAB with task-filter=Y fails slab allocations of stripectl's CREATE
 # ioctl only (the mqs_failshim.so LD_PRELOAD shim marks the thread with

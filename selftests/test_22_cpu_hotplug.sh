@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# CPU hotplug during IO (issue 6 item 5): vCPUs 1-3 go offline and online
+# CPU hotplug during IO: vCPUs 1-3 go offline and online
 # in turn, and two at once, in rounds for MQS_HOTPLUG_SECS seconds (default
 # 20, at least one round) while fio writes and verifies (crc32c) the array
 # in a loop from 4 jobs.

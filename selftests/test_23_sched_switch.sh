@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# IO scheduler switch during IO (issue 6 item 6): the array's scheduler
+# IO scheduler switch during IO: the array's scheduler
 # cycles through none, mq-deadline, kyber and bfq (those the kernel offers
 # after modprobe) for MQS_SCHED_SECS seconds (default 20, at least one
 # round) while fio writes and verifies (crc32c) the array in a loop from 4

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Stress (issue 6 item 8), MQS_STRESS_SECS seconds (default 30; the issue's
-# 30 minutes with MQS_STRESS_SECS=1800):
+# Stress, MQS_STRESS_SECS seconds (default 30; a long run, e.g. 30 minutes:
+# MQS_STRESS_SECS=1800):
 #  - three loops create and stop arrays concurrently on overlapping members
 #    (NVMe 2+3, the two virtio disks, and NVMe 2 + virtio 0 that races both),
 #    a fourth reads stripectl list/status of whatever exists, while array A

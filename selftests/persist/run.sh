@@ -3,7 +3,7 @@
 #
 # run.sh [--kernel K]... [--timeout SEC] [--keep]
 #
-# Host side of the persistence tests (issue 3): for each kernel (default
+# Host side of the persistence tests: for each kernel (default
 # 6.1 and 6.12), three boots of tools/vm/run-vm.sh over the same NVMe
 # images (6 of 320M: XFS needs 300M; sparse, kept in a temporary directory):
 #   create  fresh images 0..5          test_01_create test_02_format

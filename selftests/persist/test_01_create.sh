@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# First boot of the reboot test (issue test 1): create an array over the
+# First boot of the reboot test: create an array over the
 # first four NVMe namespaces, mkfs.xfs, write files, record their checksums
 # and which image (NVMe serial) holds which slot in the shared directory,
 # stop.  Checks the superblocks as create and stop leave them.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The on-disk format document matches the bytes (issue test 6): create an
+# The on-disk format document matches the bytes: create an
 # array with known parameters, read every member's superblock with
 # sbtool.py, a parser written from docs/FORMAT.md alone, and check every
 # field against what was asked, what the kernel reports and what examine

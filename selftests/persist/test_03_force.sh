@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# create on members that carry something (issue test 4): XFS, ext4, a GPT
+# create on members that carry something: XFS, ext4, a GPT
 # partition table (with a partition the kernel knows), an md superblock,
 # and an mqstripe superblock are each refused without --force, naming what
 # was found, leaving it in place and starting nothing; with --force the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Second boot of the reboot test (issue test 1): the images of the first
+# Second boot of the reboot test: the images of the first
 # boot are attached in reverse order, so every device name now points at
 # another member.  "stripectl assemble --scan" must find the array by its
 # UUID, put every member in its recorded slot (checked by the NVMe serial,

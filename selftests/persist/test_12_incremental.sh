@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Incremental assembly (issue test 2): "stripectl assemble --incremental"
+# Incremental assembly: "stripectl assemble --incremental"
 # for the members one by one in random order; the array starts exactly
 # when the last one arrives, with the data intact; repeating it for a
 # member of the running array does nothing; stop forgets the records.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Every refusal of assemble (issue test 3), each with its own message,
+# Every refusal of assemble, each with its own message,
 # naming the device, slot or member UUID, exit 1, nothing started, the
 # members free again, no kernel warning: a missing member, an extra member
 # of another array, two devices claiming one slot (a copy of a member's

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The udev rule (issue test 5): installed in the guest's udevd, an "add"
+# The udev rule: installed in the guest's udevd, an "add"
 # event for each member (in random order) imports "stripectl examine
 # --export", runs "stripectl assemble --incremental", and the array gets
 # /dev/stripe/NAME.  The members are tagged as mqstripe members in udev's

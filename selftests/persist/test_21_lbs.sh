@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A member whose logical block size changed (issue test 3, last case): the
+# A member whose logical block size changed: the
 # images made with 512-byte blocks are attached as namespaces of 4096-byte
 # blocks.  assemble (--scan, explicit and incremental) refuses, naming the
 # member and both sizes, and starts nothing.

@@ -127,7 +127,7 @@ for s in $setups; do
 		--env "BENCH_ACCEL=$accel" --timeout $((est[$s] * 2 + 300)))
 	[ -n "$clocksource" ] && opts+=(--append "clocksource=$clocksource")
 	case $s in
-	# poll queues on the NVMe members: W1's polled variant (issue 7)
+	# poll queues on the NVMe members: W1's polled variant
 	c) opts+=(--nvme 4 --nvme-size 2G --append nvme.poll_queues=2) ;;
 	*) opts+=(--nvme 0) ;;
 	esac

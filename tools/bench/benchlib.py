@@ -108,7 +108,7 @@ W6_VAR = "4K-randread-QD1"      # W6, writeback throttling as it comes
 W6_NOWBT = "4K-randread-QD1-wbt-off"  # W6, the array's wbt_lat_usec = 0
 
 # perf profile points (bench.sh PROFILE=1): where the time goes in the
-# workloads whose issue-7 targets TCG leaves out of reach
+# workloads whose driver targets TCG leaves out of reach
 _W1_POINT = {"name": "W1", "workload": "W1", "variant": "4K-randread",
              "members": 4, "seconds": 4,
              "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"}
@@ -415,7 +415,7 @@ def plan(setup, quick, vcpus=2):
                                   "system": system, "members": m})
         if "W6" in wl:
             # mqstripe twice: with writeback throttling as it comes (on)
-            # and with the array's wbt_lat_usec = 0 (issue 7 item 6)
+            # and with the array's wbt_lat_usec = 0
             for system in [x for x in order if x != "dm"]:
                 steps.append({"kind": "w6", "rep": rep, "system": system,
                               "members": n})

@@ -488,7 +488,7 @@ class Runner:
         sid = "%03d-w6-%s%s-n%d" % (self.nseq, st["system"],
                                     "-nowbt" if wbt_off else "", n)
         # writeback throttling of the array (blk-mq only: md has none of
-        # its own, its members throttle); issue 7 item 6 compares on, off
+        # its own, its members throttle); W6 compares on, off
         wbt_path = "/sys/block/%s/queue/wbt_lat_usec" % os.path.basename(
             os.path.realpath(dev))
         wbt = {"default": readf(wbt_path)}
@@ -588,7 +588,7 @@ class Runner:
 
     # ------------------------------------------------------------ profile
     def profile(self):
-        """perf profiles (issue 7: where the time goes where a target is
+        """perf profiles (where the time goes where a target is
         missed): for each profile point of the setup (benchlib.PROFILE),
         each array system runs the workload's fio job under `perf record
         -e cpu-clock -a -g` (TCG has no hardware counters); the flat

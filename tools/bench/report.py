@@ -272,8 +272,8 @@ def all_ratios(F):
 
 # ------------------------------------------------------------------ targets
 
-# Thresholds: the benchmark issue's targets (issue 5) and the stricter
-# ones the performance-features issue (issue 7) sets for the driver.
+# Thresholds: the benchmark targets and the stricter
+# ones set for the driver (the "7/W..." lines).
 TH5 = {"w3_jbod": 0.95, "w3_peers": True, "w1_peer": 1.0, "w2_peer": None, "w1p": False,
        "w4": 3.0, "w5": 0.9, "w5_flush": False, "w6_wbt": False}
 TH7 = {"w3_jbod": 0.97, "w3_peers": False, "w1_peer": 1.2, "w2_peer": 1.2, "w1p": True,
@@ -342,8 +342,8 @@ def targets(D, F, th=None):
                 if rj is None:
                     continue
                 seen = True
-                # issue 5 asks for "above md and dm" too, issue 7 for
-                # the JBOD share only
+                # the benchmark target asks for "above md and dm" too, the driver
+                # target for the JBOD share only
                 good = rj >= lim and (not th["w3_peers"] or (
                     (md is None or a > md) and (dm is None or a > dm)))
                 if not good:
@@ -642,7 +642,7 @@ def write_report(D, F, T, T7, plots, path, elapsed):
         md("- **%s %s**: %s. %s" % (t["id"], t["status"], t["target"],
                                      t["figure"] or "no figure"))
     md()
-    md("## Targets of the performance issue (issue 7: the driver's goals)")
+    md("## Targets of the driver (the stricter performance goals)")
     md()
     md("Stricter than the ones above, and two more: W1P (polled IO against "
        "dm-stripe, setup c: NVMe members with poll queues) and W2.")
@@ -1238,7 +1238,7 @@ def main():
                        "series": w["series"],
                        "fsync_end_s": w["fsync_end_s"]} for w in D.w6],
         "targets": T,
-        "targets_issue7": T7,
+        "targets_driver": T7,
         "plots": made,
         "problems": D.problems,
         "wall_seconds": elapsed,
@@ -1249,7 +1249,7 @@ def main():
     for t in T:
         print("bench: %s %s: %s" % (t["id"], t["status"], t["figure"]))
     for t in T7:
-        print("bench: issue 7 %s %s: %s" % (t["id"], t["status"],
+        print("bench: driver target %s %s: %s" % (t["id"], t["status"],
                                             t["figure"]))
     if D.problems:
         print("bench: %d problems, see report.md" % len(D.problems))

@@ -501,7 +501,7 @@ boot_once() {
 # last one runs COMMAND anyway, with a warning on the console.
 # Default 3: a TCG boot of Debian's 6.12 panics in early code patching
 # ("Oops: int3" in sched_clock_cpu, 2 s in) now and then; two in a row
-# lose a bench setup (likely what stop 14's CI smoke run lost setup b to).
+# lose a bench setup (likely what a CI smoke run lost setup b to).
 retries=${MQS_BOOT_RETRIES:-3}
 is_uint "$retries" || retries=3
 ld_retries=${MQS_LOCKDEP_RETRIES:-3}
