@@ -111,10 +111,10 @@ def parse(block):
     def verdict():
         if sb["magic"] != MAGIC.decode():
             return "none"
-        if sb["format_version"] != 1:
-            return "unknown-version"
         if sb["checksum"] != sb["checksum_computed"]:
             return "bad-checksum"
+        if sb["format_version"] != 1:
+            return "unknown-version"
         if sb["feature_incompat"] != 0:
             return "unknown-incompat-feature"
         if sb["layout_version"] != 1:

@@ -190,8 +190,9 @@ static void decode_fields(const uint8_t *block, struct mqs_sb *sb)
  * @err: the reason when the result is not MQS_SB_OK or MQS_SB_NONE.
  * @len: room at @err.
  *
- * The checks run in the order of docs/FORMAT.md "Reading": magic, format
- * version, checksum, incompatible features, layout, then the field ranges.
+ * The checks run in the order of docs/FORMAT.md "Reading": magic,
+ * checksum (its place and rule are those of every format version), format
+ * version, incompatible features, layout, then the field ranges.
  *
  * Return: what was found.
  */
@@ -207,18 +208,18 @@ enum mqs_sb_status mqs_sb_decode(const uint8_t *block, struct mqs_sb *sb,
 		return MQS_SB_NONE;
 	decode_fields(block, sb);
 	sb->name[MQSTRIPE_NAME_LEN - 1] = '\0';
-	if (sb->version != MQS_SB_VERSION) {
-		mqs_set_err(err, len,
-			"superblock format version %" PRIu32 " is not supported (this stripectl reads version %u): use a newer stripectl",
-			sb->version, MQS_SB_VERSION);
-		return MQS_SB_BAD_VERSION;
-	}
 	crc = mqs_sb_block_crc(block);
 	if (crc != sb->crc) {
 		mqs_set_err(err, len,
 			"superblock checksum mismatch (stored 0x%08" PRIx32 ", computed 0x%08" PRIx32 "): the superblock is damaged",
 			sb->crc, crc);
 		return MQS_SB_BAD_CRC;
+	}
+	if (sb->version != MQS_SB_VERSION) {
+		mqs_set_err(err, len,
+			"superblock format version %" PRIu32 " is not supported (this stripectl reads version %u): use a newer stripectl",
+			sb->version, MQS_SB_VERSION);
+		return MQS_SB_BAD_VERSION;
 	}
 	unknown = sb->feature_incompat & ~MQS_SB_FEAT_INCOMPAT_KNOWN;
 	if (unknown) {
