@@ -170,7 +170,7 @@ for k in "${kernels[@]}"; do
 	for b in "${BOOTS[@]}"; do
 		run_boot "$k" "$b" &
 		pids+=($!)
-		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 	done
 done
 wait "${pids[@]}"

@@ -84,7 +84,8 @@ suites_run() {
 			echo "-- ${suites_names[i]}: $((now - start_s[i])) s (+$((start_s[i] - t0))..+$((now - t0)) s)"
 			suite_ended "${suites_names[i]}" "$dir/$i.log" "$rc"
 		done
-		[ "$n_ended" -lt "$n" ] && sleep 1
+		# until a suite ends (its status file is written before it exits)
+		[ "$n_ended" -lt "$n" ] && { wait -n 2>/dev/null || true; }
 	done
 	rm -rf "$dir"
 }
