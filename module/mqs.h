@@ -91,7 +91,11 @@ struct mqs_member {
  * @dying: set under disk->open_mutex when a REMOVE has started; refuses
  *	new opens.
  * @holders_linked: members linked as holders (sysfs slaves).
- * @event_work: sends a change uevent after a member state change.
+ * @disk_added: set (smp_store_release()) once device_add_disk() has
+ *	succeeded; until then @event_work sends nothing, as @disk is NULL, an
+ *	ERR_PTR or not yet added.
+ * @event_work: sends a change uevent after a member state change; member
+ *	events come from the first claim on.
  * @name: NUL-terminated array name (may be empty).
  * @uuid: array UUID.
  * @nr_members: number of members.
@@ -111,6 +115,7 @@ struct mqs_array {
 	bool poll;
 	bool dying;
 	u32 holders_linked;
+	bool disk_added;
 	struct work_struct event_work;
 	char name[MQSTRIPE_NAME_LEN];
 	u8 uuid[MQSTRIPE_UUID_LEN];

@@ -34,8 +34,13 @@ static void mqs_event_work(struct work_struct *work)
 {
 	struct mqs_array *a = container_of(work, struct mqs_array, event_work);
 
-	/* a dying array cancels this work before its disk goes */
-	if (!READ_ONCE(a->dying))
+	/*
+	 * A member can go away (->mark_dead) from its claim on, before the
+	 * disk is allocated or added: such an event is dropped here, and
+	 * mqs_array_create() sends it once the disk is added.  A dying array
+	 * cancels this work before its disk goes.
+	 */
+	if (smp_load_acquire(&a->disk_added) && !READ_ONCE(a->dying))
 		kobject_uevent(&disk_to_dev(a->disk)->kobj, KOBJ_CHANGE);
 }
 
@@ -746,12 +751,28 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	err = device_add_disk(NULL, a->disk, mqs_attr_groups);
 	if (err)
 		goto out_put_disk;
+	/* mqs_event_work() sends from now on (pairs with its acquire) */
+	smp_store_release(&a->disk_added, true);
+	/*
+	 * A member event that came earlier was dropped: send it now.  The
+	 * barrier orders the flag before the state reads, as the atomic
+	 * state change orders it before the work is queued: either the work
+	 * sees the flag or this sees the state.
+	 */
+	smp_mb();
+	if (mqs_array_failed(a))
+		schedule_work(&a->event_work);
 
-	/* holders are linked after add_disk, unlinked before del_gendisk */
+	/*
+	 * Holders are linked after add_disk, unlinked before del_gendisk.
+	 * A member that went away since its claim is refused (-ENODEV).
+	 */
 	for (i = 0; i < a->nr_members; i++) {
 		err = bd_link_disk_holder(a->members[i].bdev, a->disk);
-		if (err)
+		if (err) {
+			mqs_fail(c, i, MQSTRIPE_ERR_OPEN, err);
 			goto out_del_disk;
+		}
 		a->holders_linked++;
 	}
 

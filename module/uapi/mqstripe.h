@@ -117,7 +117,9 @@ enum mqstripe_error_code {
 	MQSTRIPE_ERR_TOO_SMALL,		/* < data offset + one chunk */
 	MQSTRIPE_ERR_CHUNK_LT_PBS,	/* chunk < member physical block */
 	MQSTRIPE_ERR_OFFSET_ALIGN,	/* data offset % member pbs != 0 */
-	MQSTRIPE_ERR_OPEN,		/* opening the member failed */
+	MQSTRIPE_ERR_OPEN,		/* opening the member failed, or it
+					 * went away during the create
+					 */
 	MQSTRIPE_ERR_GEOMETRY,		/* chunk/member count/width/offset */
 	MQSTRIPE_ERR_NAME,		/* name not NUL-terminated or invalid */
 	MQSTRIPE_ERR_QUEUE_DEPTH,	/* queue depth out of range */
