@@ -37,7 +37,7 @@ debug_suites=${CHECK_DEBUG_SUITES:-selftests}
 # path, control path and error paths): when the budget runs out, the tail
 # is skipped.  On the debug kernel test_24 makes 30 rmmod/insmod cycles,
 # not 100 (each takes 1.4 s there).
-debug_tests=${CHECK_DEBUG_TESTS:-21 14 24 05 25 01 10 20 22 30 08 18 15 13 23}
+debug_tests=${CHECK_DEBUG_TESTS:-21 14 24 05 25 01 10 20 22 30 08 18 15 13 23 19}
 budget=${CHECK_BUDGET:-3100}
 [ "$debug_tests" = all ] && debug_tests=
 # shellcheck source=SCRIPTDIR/suites.sh
