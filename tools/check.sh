@@ -17,7 +17,7 @@
 # to keep make check within the CI budget (README.md, "Reliability");
 # CHECK_DEBUG_TESTS (default: a list, below; "all" for every test) limits
 # the debug kernel's selftests (run.sh TEST arguments, run in that order).
-# CHECK_BUDGET (seconds, default 3100; 0: none): a debug-kernel test not
+# CHECK_BUDGET (seconds, default 3000; 0: none): a debug-kernel test not
 # started that long after make check began is reported skipped ("not
 # started: the run's time budget ended"), so that CI's deps step plus make
 # check stay well within its 90 minutes on a slow machine.
@@ -38,7 +38,7 @@ debug_suites=${CHECK_DEBUG_SUITES:-selftests}
 # is skipped.  On the debug kernel test_24 makes 30 rmmod/insmod cycles,
 # not 100 (each takes 1.4 s there).
 debug_tests=${CHECK_DEBUG_TESTS:-21 14 24 05 25 01 10 20 22 30 08 18 15 13 23 19}
-budget=${CHECK_BUDGET:-3100}
+budget=${CHECK_BUDGET:-3000}
 [ "$debug_tests" = all ] && debug_tests=
 # shellcheck source=SCRIPTDIR/suites.sh
 . tools/suites.sh
