@@ -247,6 +247,19 @@ fi
 dd if="$L1" of="$TMP/member1.img" bs=8K count=1 status=none
 sc examine --export "$TMP/member1.img"
 check "examine of an image file" eval 'rc_is 0 && grep -qx MQSTRIPE_SLOT=1 "$TMP/out"'
+# A damaged name (a terminal escape, a byte that is not UTF-8) is shown
+# escaped, never as raw bytes: text and JSON (--export prints only valid
+# superblocks, whose names are checked).
+cp "$TMP/member1.img" "$TMP/badname.img"
+printf '\033[31m\377' | dd of="$TMP/badname.img" bs=1 seek=$((4096 + 0x90)) conv=notrunc status=none
+sc examine "$TMP/badname.img"
+check "examine of a damaged name, text: escaped, no control byte" \
+	eval 'grep -qE "^  name: +\\\\x1b\\[31m\\\\xff$" "$TMP/out" && ! grep -q $'"'"'\033'"'"' "$TMP/out"'
+sc examine --json "$TMP/badname.img"
+if have_jq; then
+	check "examine of a damaged name, JSON: valid, escaped" \
+		eval '[ "$(jq -r .name "$TMP/out")" = "\\x1b[31m\\xff" ]'
+fi
 sc examine --export "$L5"
 check "examine --export of a non-member: nothing, exit 1" eval 'rc_is 1 && [ ! -s "$TMP/out" ] && no_err'
 sc examine "$L5"
