@@ -67,14 +67,13 @@ suite_ended() {
 make -s -C selftests all >/dev/null || echo "check: make -C selftests failed (the selftests report it)"
 
 # The plan.  The host has two cores and one guest under TCG keeps them
-# only about two thirds busy, but two guests side by side at the same
-# priority slowed each other down three- to sixfold (their vCPU threads
-# wait for each other's), more than they gained.  So the suites of the
-# Debian kernels and the host run one after the other, each after the one
-# before (AFTER), while the debug kernel's selftests, the suite with a time
-# budget, run beside them from the start at a low priority (nice 15): they
-# take the cycles the others leave idle, and all of them once those have
-# ended.  At that priority the debug guest runs two to three times slower
+# only about two thirds busy.  The suites of the Debian kernels and the
+# host run one after the other, each after the one before (AFTER), one
+# guest at a time as their tests and timeouts were written for, while the
+# debug kernel's selftests, the suite with a time budget, run beside them
+# from the start at a low priority (nice 15; it holds within this
+# session's scheduling group, see /proc/PID/autogroup): they take the
+# cycles the others leave idle, and all of them once those have ended.  At that priority the debug guest runs two to three times slower
 # than alone: its timeouts are doubled again (MQS_DEBUG_SLOWDOWN 6, not 3)
 # and its boot may take up to 1500 s (MQS_BOOT_WAIT).  The persistence
 # suites come after the package tests, which install on the host (DKMS in
