@@ -967,9 +967,14 @@ out:
 
 /**
  * mqs_array_list() - MQSTRIPE_IOC_LIST
- * @indexes: filled with up to @cap indexes, ascending.
+ * @indexes: filled with the lowest min(@cap, count) indexes, ascending.
  * @cap: room at @indexes.
  * @count: set to the number of arrays.
+ *
+ * mqs_arrays is in creation order, and a new array takes the lowest free
+ * index, so the first @cap arrays of the list are not the lowest indexes:
+ * each index is inserted into the sorted @indexes, the largest dropped
+ * once they are full.
  *
  * Context: process, takes mqs_ctl_mutex.
  * Return: 0.
@@ -977,17 +982,19 @@ out:
 int mqs_array_list(u32 *indexes, u32 cap, u32 *count)
 {
 	struct mqs_array *a;
-	u32 n = 0, i;
+	u32 n = 0, i, kept;
 
 	mutex_lock(&mqs_ctl_mutex);
 	list_for_each_entry(a, &mqs_arrays, node) {
-		if (n < cap) {
-			/* insertion sort: the list is short */
-			for (i = n; i > 0 && indexes[i - 1] > a->index; i--)
-				indexes[i] = indexes[i - 1];
-			indexes[i] = a->index;
-		}
+		kept = min(n, cap);
 		n++;
+		if (kept == cap && (!cap || indexes[cap - 1] < a->index))
+			continue;
+		/* insertion sort: the list is short */
+		i = kept < cap ? kept : cap - 1;
+		for (; i > 0 && indexes[i - 1] > a->index; i--)
+			indexes[i] = indexes[i - 1];
+		indexes[i] = a->index;
 	}
 	mutex_unlock(&mqs_ctl_mutex);
 	*count = n;

@@ -361,6 +361,51 @@ static void t_create(void)
 	}
 }
 
+/*
+ * LIST with less room than there are arrays: the lowest indexes, in
+ * ascending order.  The module keeps its arrays in creation order and a new
+ * array takes the lowest free index: after A, B, C (indexes i, i+1, i+2),
+ * REMOVE A and CREATE D (index i again, last in creation order), a room of
+ * 2 must give i, i+1, not i+1, i+2.
+ */
+static void t_list_order(void)
+{
+	struct mqstripe_create c;
+	struct mqstripe_list l;
+	__u32 idx[3], got[2] = { 0, 0 }, d;
+	int i, n = 0, e;
+
+	for (i = 0; i < 3; i++) {
+		create_init(&c, fds + i, 1);
+		e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+		expect(e, 0, "LIST order: CREATE a 1-member array");
+		if (e)
+			goto out;
+		idx[n++] = c.index;
+	}
+	expect(do_remove(idx[0]), 0, "LIST order: REMOVE the first array");
+	create_init(&c, fds, 1);
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	expect(e, 0, "LIST order: CREATE again on its member");
+	if (e) {
+		idx[0] = idx[--n];
+		goto out;
+	}
+	d = c.index;
+	result(d == idx[0], "LIST order: the new array took the freed index %u (got %u)",
+	       idx[0], d);
+	l = (struct mqstripe_list){ .hdr = HDR(l), .indexes_cap = 2,
+				    .indexes_ptr = (__u64)(uintptr_t)got };
+	expect(xioctl(MQSTRIPE_IOC_LIST, &l), 0, "LIST order: LIST with room for 2");
+	result(l.count == 3 && got[0] == d && got[1] == idx[1],
+	       "LIST order: room for 2 of 3 arrays gives the lowest indexes %u %u (got count %u, %u %u)",
+	       d, idx[1], l.count, got[0], got[1]);
+	idx[0] = d;
+out:
+	for (i = 0; i < n; i++)
+		expect(do_remove(idx[i]), 0, "LIST order: REMOVE");
+}
+
 int main(int argc, char **argv)
 {
 	char tmpl[] = "/tmp/mqs_ioctl.XXXXXX";
@@ -402,5 +447,6 @@ int main(int argc, char **argv)
 	t_version();
 	t_list();
 	t_create();
+	t_list_order();
 	return ktap_finish();
 }
