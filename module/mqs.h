@@ -183,7 +183,7 @@ extern const struct attribute_group *mqs_attr_groups[];
 int mqs_array_create(struct mqstripe_create *c, const s32 *fds);
 int mqs_array_remove(u32 index);
 int mqs_array_info(u32 index, struct mqstripe_info *info,
-		   struct mqstripe_member_info __user *umembers);
+		   struct mqstripe_member_info *members, u32 cap);
 int mqs_array_list(u32 *indexes, u32 cap, u32 *count);
 void mqs_array_remove_all(void);
 void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,

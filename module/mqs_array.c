@@ -909,13 +909,18 @@ void mqs_array_remove_all(void)
  * mqs_array_info() - MQSTRIPE_IOC_INFO
  * @index: N of /dev/mqstripeN.
  * @info: filled (the caller copies it out).
- * @umembers: user array of @info->members_cap entries, or NULL.
+ * @members: kernel array of @cap entries, filled in slot order up to
+ *	min(@cap, @info->nr_members); the caller copies them out after this
+ *	returns, so that no user fault is taken under mqs_ctl_mutex (a fault
+ *	can wait for IO or for userfaultfd for any time, and every create,
+ *	remove, info and list would wait with it).
+ * @cap: room at @members (may be 0).
  *
  * Context: process, takes mqs_ctl_mutex.
- * Return: 0, -ENODEV, -EFAULT.
+ * Return: 0 or -ENODEV.
  */
 int mqs_array_info(u32 index, struct mqstripe_info *info,
-		   struct mqstripe_member_info __user *umembers)
+		   struct mqstripe_member_info *members, u32 cap)
 {
 	struct mqs_array *a;
 	int err = 0;
@@ -941,10 +946,10 @@ int mqs_array_info(u32 index, struct mqstripe_info *info,
 	memcpy(info->name, a->name, MQSTRIPE_NAME_LEN);
 	memcpy(info->uuid, a->uuid, MQSTRIPE_UUID_LEN);
 
-	for (i = 0; umembers && i < min(info->members_cap, a->nr_members);
-	     i++) {
+	for (i = 0; i < min(cap, a->nr_members); i++) {
 		struct mqs_member *m = &a->members[i];
-		struct mqstripe_member_info mi = {
+
+		members[i] = (struct mqstripe_member_info){
 			.major = MAJOR(m->dev),
 			.minor = MINOR(m->dev),
 			.slot = m->slot,
@@ -954,11 +959,6 @@ int mqs_array_info(u32 index, struct mqstripe_info *info,
 			.write_errors = atomic64_read(&m->write_errors),
 			.flush_errors = atomic64_read(&m->flush_errors),
 		};
-
-		if (copy_to_user(&umembers[i], &mi, sizeof(mi))) {
-			err = -EFAULT;
-			break;
-		}
 	}
 out:
 	mutex_unlock(&mqs_ctl_mutex);

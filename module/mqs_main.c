@@ -158,6 +158,7 @@ static int mqs_ctl_remove(void __user *arg)
 
 static int mqs_ctl_info(void __user *arg)
 {
+	struct mqstripe_member_info *members = NULL;
 	struct mqstripe_info info;
 	u32 index, cap;
 	u64 ptr;
@@ -177,7 +178,19 @@ static int mqs_ctl_info(void __user *arg)
 	info.index = index;
 	info.members_cap = cap;
 	info.members_ptr = ptr;
-	err = mqs_array_info(index, &info, cap ? u64_to_user_ptr(ptr) : NULL);
+	/* never more members than an array has */
+	cap = min_t(u32, cap, MQSTRIPE_MAX_MEMBERS);
+	if (cap) {
+		members = kvcalloc(cap, sizeof(*members), GFP_KERNEL);
+		if (!members)
+			return -ENOMEM;
+	}
+	err = mqs_array_info(index, &info, members, cap);
+	if (!err && cap &&
+	    copy_to_user(u64_to_user_ptr(ptr), members,
+			 min(cap, info.nr_members) * sizeof(*members)))
+		err = -EFAULT;
+	kvfree(members);
 	if (err)
 		return err;
 	return mqs_copy_out(arg, &info, sizeof(info));

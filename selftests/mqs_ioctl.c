@@ -14,15 +14,21 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
 
 #include "mqstripe.h"
 #include "mqs_ktap.h"
@@ -406,6 +412,116 @@ out:
 		expect(do_remove(idx[i]), 0, "LIST order: REMOVE");
 }
 
+/*
+ * INFO writes the member table to user memory only after dropping the
+ * module's control mutex: a user fault may wait for any time (IO, or
+ * userfaultfd as here), and every create, remove, info and list would wait
+ * with it.  The table's page is held back by userfaultfd; while INFO waits
+ * in that fault, a LIST from another thread must answer.
+ */
+static struct mqstripe_info fault_info;
+static int fault_info_rc = -1;
+static int fault_list_rc = -1;
+
+static void *fault_info_thread(void *unused)
+{
+	(void)unused;
+	fault_info_rc = xioctl(MQSTRIPE_IOC_INFO, &fault_info);
+	return NULL;
+}
+
+static void *fault_list_thread(void *unused)
+{
+	struct mqstripe_list l = { .hdr = HDR(l) };
+
+	(void)unused;
+	fault_list_rc = xioctl(MQSTRIPE_IOC_LIST, &l);
+	return NULL;
+}
+
+/* join @t within @secs seconds: true when it ended */
+static bool join_within(pthread_t t, int secs)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += secs;
+	return !pthread_timedjoin_np(t, NULL, &ts);
+}
+
+static void t_info_fault(void)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	struct uffdio_zeropage zp = { 0 };
+	struct mqstripe_member_info *mi;
+	struct mqstripe_create c;
+	struct uffd_msg msg;
+	struct pollfd pfd;
+	pthread_t ti, tl;
+	bool faulted, listed;
+	int uffd, e;
+	void *page;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0 && errno == ENOSYS) {
+		/* the debug kernel has none: no result, not a pass */
+		diag("INFO fault: not checked: this kernel has no userfaultfd (CONFIG_USERFAULTFD)");
+		return;
+	}
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		result(0, "INFO fault: userfaultfd: %s", strerror(errno));
+		return;
+	}
+	page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg.range.start = (__u64)(uintptr_t)page;
+	reg.range.len = psz;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (page == MAP_FAILED || ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		result(0, "INFO fault: register a page: %s", strerror(errno));
+		close(uffd);
+		return;
+	}
+	create_init(&c, fds, 1);
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	expect(e, 0, "INFO fault: CREATE a 1-member array");
+	if (e)
+		goto out_unmap;
+	fault_info = (struct mqstripe_info){
+		.hdr = HDR(fault_info), .index = c.index, .members_cap = 1,
+		.members_ptr = (__u64)(uintptr_t)page,
+	};
+	pthread_create(&ti, NULL, fault_info_thread, NULL);
+	pfd = (struct pollfd){ .fd = uffd, .events = POLLIN };
+	faulted = poll(&pfd, 1, 30000) == 1 &&
+		  read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
+		  msg.event == UFFD_EVENT_PAGEFAULT;
+	result(faulted, "INFO fault: INFO waits in a fault on its member table");
+	pthread_create(&tl, NULL, fault_list_thread, NULL);
+	listed = join_within(tl, 10);
+	result(listed && fault_list_rc == 0,
+	       "INFO fault: LIST answers while INFO waits in the fault (%s)",
+	       listed ? ename(fault_list_rc) : "still waiting after 10 s");
+	/* let the fault go: a zero page, which INFO then writes */
+	zp.range.start = (__u64)(uintptr_t)page;
+	zp.range.len = psz;
+	ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+	pthread_join(ti, NULL);
+	if (!listed)
+		pthread_join(tl, NULL);
+	mi = page;
+	result(fault_info_rc == 0 && fault_info.nr_members == 1 && mi->slot == 0 &&
+	       mi->major != 0,
+	       "INFO fault: INFO ends with the member table written (%s, member major %u)",
+	       ename(fault_info_rc), mi->major);
+	expect(do_remove(c.index), 0, "INFO fault: REMOVE");
+out_unmap:
+	munmap(page, psz);
+	close(uffd);
+}
+
 int main(int argc, char **argv)
 {
 	char tmpl[] = "/tmp/mqs_ioctl.XXXXXX";
@@ -448,5 +564,6 @@ int main(int argc, char **argv)
 	t_list();
 	t_create();
 	t_list_order();
+	t_info_fault();
 	return ktap_finish();
 }

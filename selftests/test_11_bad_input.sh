@@ -7,10 +7,14 @@
 # kernel warning.  Then the control ABI directly (mqs_ioctl, built on the
 # host by selftests/Makefile): wrong hdr.size, unknown version, non-zero
 # reserved fields and flags, duplicates by device number, bad fds, each
-# with a positive control.
+# with a positive control; LIST with less room than arrays (the lowest
+# indexes); INFO whose member table faults (userfaultfd) while LIST must
+# still answer.
 # Catches: a half-created array or a member left claimed after a refused
 # create, unchecked reserved fields, duplicate detection by path only,
-# geometry limits not enforced in the kernel.
+# geometry limits not enforced in the kernel, LIST keeping the first arrays
+# created instead of the lowest indexes, a user fault taken under the
+# control mutex.
 
 . "$(dirname "$0")/lib.sh"
 mqs_init
