@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: host unit tests, the package tests, the VM selftests and
-# persistence tests on each Debian kernel and the benchmark smoke test, one
-# after the other, and beside them the debug kernel's selftests at a low
-# priority (tools/suites.sh; see "The plan" below).  Prints every suite's
+# make check: host unit tests, the VM selftests on each Debian kernel, the
+# package tests, the persistence tests on each Debian kernel and the
+# benchmark smoke test, one after the other, and beside them the debug
+# kernel's selftests at a low priority (tools/suites.sh; see "The plan"
+# below).  Prints every suite's
 # output as one block when it ends, with its time, and ends with one line
 # "N passed, N failed, N skipped" summed over all of them.
 #
@@ -133,12 +134,17 @@ if [ "$debug_kernel" = 1 ]; then
 	esac
 fi
 
+# The package tests' builds keep both cores busy for minutes: they come
+# after the selftests, not while the debug guest runs its first, longest
+# test (test_21), which then would get no cycles at all.
 serial "unit tests" "unit tests (host)" make -s -C tools/tests check
-serial "package tests" "packaging: install, man page, DKMS and .deb (host and guests)" \
-	make -s pkg-check
 for k in $debian_kernels; do
 	serial "selftests on $k" "selftests on kernel $k (QEMU guests)" \
 		bash selftests/run.sh --kernel "$k"
+done
+serial "package tests" "packaging: install, man page, DKMS and .deb (host and guests)" \
+	make -s pkg-check
+for k in $debian_kernels; do
 	serial "persistence tests on $k" "persistence tests on kernel $k (QEMU guests)" \
 		bash selftests/persist/run.sh --kernel "$k"
 done
