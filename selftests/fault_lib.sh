@@ -99,8 +99,6 @@ wait_pid_until() {
 	wait "$pid"
 }
 
-# array_ios DEV: completed reads + writes of an array (or any disk)
-array_ios() { echo $(($(blk_stat "$1" 1) + $(blk_stat "$1" 5))); }
 
 # wait_ios DEV N SECS: until DEV has completed N more IOs than now
 wait_ios() {

@@ -603,6 +603,16 @@ blk_stat() {
 	echo "${fields[$(($2 - 1))]:-}"
 }
 
+# array_ios DEV: completed reads + writes of an array (or any disk)
+array_ios() { echo $(($(blk_stat "$1" 1) + $(blk_stat "$1" 5))); }
+
+# blk_inflight DEV: requests of DEV in flight (reads + writes)
+blk_inflight() {
+	local r w
+	read -r r w <"$(blk_sys "$1")/inflight"
+	echo $((r + w))
+}
+
 # wait_inflight SYSDIR SECS [reads]: wait up to SECS seconds until the
 # disk SYSDIR (/sys/block/NAME) has a request in flight (with "reads": a
 # read); returns 1 if none came

@@ -35,26 +35,13 @@ rmb=$((mb < 32 ? mb : 32))
 FILE=$MNT/file
 diag "$DEV: 2 members, chunk 64K, max_sectors_kb $(qattr "$DEV" max_sectors_kb), wbt_lat_usec $(qattr "$DEV" wbt_lat_usec); file of $mb MiB, race over $rmb MiB"
 
-# completed requests of a disk (reads + writes)
-completed() {
-	local -a f
-	read -r -a f <"/sys/block/$1/stat"
-	echo $((f[0] + f[4]))
-}
-
-inflight() {
-	local r w
-	read -r r w <"/sys/block/$1/inflight"
-	echo $((r + w))
-}
-
 # watch_phase DESC PID...: wait for the PIDs; fail DESC when an array request
 # stays in flight with no completion on the array and nothing in flight on
 # the members for STALL seconds, or at DEADLINE.  Return 1 then.
 watch_phase() {
 	local desc=$1 p alive last now t0=$SECONDS still=0 a m
 	shift
-	last=$(completed "$MQS_DISK")
+	last=$(array_ios "$MQS_DISK")
 	while :; do
 		alive=0
 		for p in "$@"; do
@@ -62,9 +49,9 @@ watch_phase() {
 		done
 		[ $alive = 0 ] && break
 		sleep 5
-		now=$(completed "$MQS_DISK")
-		a=$(inflight "$MQS_DISK")
-		m=$(($(inflight "${NV[0]##*/}") + $(inflight "${NV[1]##*/}")))
+		now=$(array_ios "$MQS_DISK")
+		a=$(blk_inflight "$MQS_DISK")
+		m=$(($(blk_inflight "${NV[0]}") + $(blk_inflight "${NV[1]}")))
 		if [ "$now" = "$last" ] && [ "$a" -gt 0 ] && [ "$m" = 0 ]; then
 			still=$((still + 5))
 		else

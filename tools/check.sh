@@ -5,9 +5,9 @@
 # package tests, the persistence tests on each Debian kernel and the
 # benchmark smoke test, one after the other, and beside them the debug
 # kernel's selftests at a low priority (tools/suites.sh; see "The plan"
-# below).  Prints every suite's
-# output as one block when it ends, with its time, and ends with one line
-# "N passed, N failed, N skipped" summed over all of them.
+# below).  Prints every suite's output as one block when it ends, with its
+# time, and ends with one line "N passed, N failed, N skipped" summed over
+# all of them.
 #
 # Env: CHECK_KERNELS (default "6.1 6.12 debug").  "debug" is the debug
 # kernel (KASAN, lockdep, kmemleak; tools/vm/README.md): $MQS_DEBUG_KERNEL,
@@ -77,14 +77,13 @@ make -s -C selftests all >/dev/null || echo "check: make -C selftests failed (th
 # (nice 15 was not enough: beside a nice 15 debug guest, some tests of the
 # lane's guests, which wake and sleep all the time, took up to 1.7 times
 # as long and their short boots twice as long; beside a SCHED_IDLE one
-# their tests took their usual times.)  So the debug guest
-# runs two to four times slower than alone: its timeouts are doubled again
+# their tests took their usual times.)  So the debug guest runs two to
+# four times slower than alone: its timeouts are doubled again
 # (MQS_DEBUG_SLOWDOWN 6, not 3) and its boot may take up to 1500 s
-# (MQS_BOOT_WAIT).  The persistence
-# suites come after the package tests, which install on the host (DKMS in
-# /lib/modules, the packages' udev rule and stripectl), as their reboot
-# guest runs the host's udev rules; the debug guest uses the build tree
-# only and runs no udev.
+# (MQS_BOOT_WAIT).  The persistence suites come after the package tests,
+# which install on the host (DKMS in /lib/modules, the packages' udev rule
+# and stripectl), as their reboot guest runs the host's udev rules; the
+# debug guest uses the build tree only and runs no udev.
 debian_kernels=
 debug_kernel=0
 for k in $kernels; do
@@ -112,8 +111,8 @@ if [ "$debug_kernel" = 1 ]; then
 		debug_kernel=0
 	fi
 fi
-dbg_env=(env MQS_DEBUG_SLOWDOWN=6 MQS_BOOT_WAIT=1500 chrt --idle 0)
 if [ "$debug_kernel" = 1 ]; then
+	dbg_env=(env MQS_DEBUG_SLOWDOWN=6 MQS_BOOT_WAIT=1500 chrt --idle 0)
 	case " $debug_suites " in
 	*" selftests "*)
 		args=(--kernel debug)
