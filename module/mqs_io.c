@@ -214,6 +214,16 @@ static struct bio *mqs_alloc_bio(struct mqs_array *a, struct request *rq,
 	bio = bio_alloc_bioset(m->bdev, nr_vecs, opf, gfp, &a->bs);
 	if (!bio)
 		return NULL;
+	/*
+	 * Charge the member bio to the cgroup of the IO it carries, not to
+	 * the task that happens to dispatch the request (kblockd after a plug
+	 * flush or a requeue, a scheduler's run): io.max, io.weight and
+	 * io.latency of the members then apply.  Clones (the lean and the
+	 * integrity paths) inherit it from their source.  A flush request
+	 * has no bio and keeps the dispatcher's.
+	 */
+	if (rq->bio)
+		bio_clone_blkg_association(bio, rq->bio);
 	mqs_init_bio(bio, rq, m, opf, sector);
 	atomic_inc(&cmd->pending);
 	return bio;
