@@ -87,6 +87,29 @@ static inline struct bio *mqs_bio_alloc_clone(struct block_device *bdev,
 #define bio_alloc_clone mqs_bio_alloc_clone
 #endif
 
+/*
+ * Stop offering discard or write-zeroes on @q from bio completion, as dm
+ * does after a BLK_STS_NOTSUPP (disable_discard() and
+ * disable_write_zeroes() in drivers/md/dm.c before 6.9,
+ * blk_queue_disable_discard() and blk_queue_disable_write_zeroes() in
+ * include/linux/blkdev.h since): a plain store of the limits, no queue
+ * freeze, so that blkdev_issue_zeroout() sees the limit gone when the
+ * failed request ends and falls back to writing zeroes.
+ */
+static inline void mqs_queue_disable_op(struct request_queue *q,
+					mqs_req_op_t op)
+{
+	if (op == REQ_OP_DISCARD) {
+		WRITE_ONCE(q->limits.max_discard_sectors, 0);
+		WRITE_ONCE(q->limits.max_hw_discard_sectors, 0);
+#ifdef HAVE_QUEUE_FLAG_DISCARD
+		blk_queue_flag_clear(QUEUE_FLAG_DISCARD, q);
+#endif
+	} else {
+		WRITE_ONCE(q->limits.max_write_zeroes_sectors, 0);
+	}
+}
+
 /* ---- polled IO and batched dispatch ---------------------------------- */
 
 /*

@@ -39,6 +39,10 @@
 
 struct mqs_array;
 
+/* bits of mqs_array.refused */
+#define MQS_ARRAY_NO_DISCARD		0
+#define MQS_ARRAY_NO_WRITE_ZEROES	1
+
 /**
  * struct mqs_member - one member of an array
  * @array: the array it belongs to.
@@ -91,6 +95,8 @@ struct mqs_member {
  * @dying: set under disk->open_mutex when a REMOVE has started; refuses
  *	new opens.
  * @holders_linked: members linked as holders (sysfs slaves).
+ * @refused: MQS_ARRAY_NO_DISCARD, MQS_ARRAY_NO_WRITE_ZEROES: a member
+ *	refused the operation and the array stopped offering it (logged once).
  * @disk_added: set (smp_store_release()) once device_add_disk() has
  *	succeeded; until then @event_work sends nothing, as @disk is NULL, an
  *	ERR_PTR or not yet added.
@@ -115,6 +121,7 @@ struct mqs_array {
 	bool poll;
 	bool dying;
 	u32 holders_linked;
+	unsigned long refused;
 	bool disk_added;
 	struct work_struct event_work;
 	char name[MQSTRIPE_NAME_LEN];
@@ -188,6 +195,7 @@ int mqs_array_list(u32 *indexes, u32 cap, u32 *count);
 void mqs_array_remove_all(void);
 void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 		       blk_status_t status);
+void mqs_member_refused(struct mqs_member *m, mqs_req_op_t op);
 bool mqs_array_failed(struct mqs_array *a);
 
 #endif /* MQS_H */

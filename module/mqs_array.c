@@ -107,6 +107,33 @@ void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 }
 
 /**
+ * mqs_member_refused() - a member refused discard or write-zeroes
+ * @m: the member.
+ * @op: REQ_OP_DISCARD or REQ_OP_WRITE_ZEROES.
+ *
+ * Called from bio completion (any context), before the array request ends,
+ * when the member answered BLK_STS_NOTSUPP: it lost the operation at
+ * runtime (sd and nvme drop write-zeroes after an Invalid Opcode, a dm
+ * member can be reloaded onto a target without it).  That is no fault of
+ * the member, whose data is intact: the array stops offering the operation,
+ * as dm does (dm_io_complete() in drivers/md/dm.c), and the request fails
+ * with EOPNOTSUPP, after which blkdev_issue_zeroout() writes zeroes
+ * instead.  One log line per array and operation.
+ */
+void mqs_member_refused(struct mqs_member *m, mqs_req_op_t op)
+{
+	struct mqs_array *a = m->array;
+	bool discard = op == REQ_OP_DISCARD;
+
+	mqs_queue_disable_op(a->disk->queue, op);
+	if (!test_and_set_bit(discard ? MQS_ARRAY_NO_DISCARD :
+			      MQS_ARRAY_NO_WRITE_ZEROES, &a->refused))
+		pr_warn("%s: member %u (%pg) does not support %s: no longer offered by the array\n",
+			a->disk->disk_name, m->slot, m->bdev,
+			discard ? "discard" : "write-zeroes");
+}
+
+/**
  * mqs_array_failed() - does any member of @a not answer?
  * @a: the array.
  *

@@ -169,9 +169,18 @@ static void mqs_end_io(struct bio *bio)
 		mqs_mark_dirty(mb->member);
 
 	if (unlikely(bio->bi_status)) {
-		/* BLK_STS_AGAIN: a NOWAIT bio would have waited, no fault */
-		if (bio->bi_status != BLK_STS_AGAIN)
-			mqs_member_failed(mb->member, bio_op(bio), flush,
+		mqs_req_op_t op = bio_op(bio);
+
+		/*
+		 * Not member faults: BLK_STS_AGAIN (a NOWAIT bio would have
+		 * waited), and BLK_STS_NOTSUPP for discard or write-zeroes
+		 * (the member lost the operation).
+		 */
+		if (bio->bi_status == BLK_STS_NOTSUPP &&
+		    (op == REQ_OP_DISCARD || op == REQ_OP_WRITE_ZEROES))
+			mqs_member_refused(mb->member, op);
+		else if (bio->bi_status != BLK_STS_AGAIN)
+			mqs_member_failed(mb->member, op, flush,
 					  bio->bi_status);
 		mqs_set_status(rq, bio->bi_status);
 	}

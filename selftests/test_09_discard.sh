@@ -10,8 +10,14 @@
 # wrong member offset shows; concurrent discards of non-adjacent ranges
 # (which the block layer may merge into one request) leave the data
 # between them intact.
+# A member that loses write-zeroes at runtime (dm reloaded onto a target
+# without it; loop over tmpfs, which has no zero-range fallocate, drops it
+# at the first one): the request fails with EOPNOTSUPP, the member stays
+# ok, the array active, and it stops offering write-zeroes (blkdiscard -z
+# then writes zero pages).
 # Catches: discard/write-zeroes mapped like a single range, merged discards
-# treated as one contiguous range, ranges rounded past their ends.
+# treated as one contiguous range, ranges rounded past their ends, a
+# member's BLK_STS_NOTSUPP taken for a fault (member faulty, array failed).
 
 . "$(dirname "$0")/lib.sh"
 mqs_init
@@ -69,6 +75,49 @@ check_cmd "blkdiscard of the whole device" timeout 300 blkdiscard "$DEV"
 check_cmd "blkdiscard -z of 1 sector at the last sector" \
 	blkdiscard -z -o $((size - 512)) -l 512 "$DEV"
 check_stop "$DEV"
+
+# --------------------------- a member that loses write-zeroes at runtime
+# Member 0 is dm-linear over an NVMe namespace (write-zeroes), reloaded
+# after create onto dm-delay over the same namespace (same data, no
+# write-zeroes): its BLK_STS_NOTSUPP is not a member fault.
+mqs_require_cmd dmsetup fallocate
+modprobe dm-delay 2>/dev/null
+sectors=$(($(blk_bytes "${M[0]}") / 512))
+mqs_dm_create wz0 "0 $sectors linear ${M[0]} 0" || mqs_die "dmsetup create over ${M[0]}"
+WZ=$DM_DEV
+mqs_must_create --chunk 64K "$WZ" "${M[1]}"
+DEV=$MQS_DEV
+[ "$(qattr "$DEV" write_zeroes_max_bytes)" -gt 0 ] ||
+	mqs_die "array over dm-linear and NVMe offers write-zeroes" \
+		"write_zeroes_max_bytes 0 though both members have it"
+check_cmd "fill the first 1 MiB" pattern fill "$DEV" 0 $((1 << 20)) 24
+mark=$(klog_mark "test_09 reloading $(blk_name "$WZ") without write-zeroes")
+if ! { dmsetup suspend --noudevsync mqst-wz0 &&
+	dmsetup load --noudevsync mqst-wz0 --table "0 $sectors delay ${M[0]} 0 0" &&
+	dmsetup resume --noudevsync mqst-wz0; }; then
+	mqs_die "reload $(blk_name "$WZ") onto dm-delay"
+fi
+check_eq "member 0 has no write-zeroes after the reload" 0 "$(qattr "$WZ" write_zeroes_max_bytes)"
+# punch-hole: write-zeroes without the fallback of writing zero pages
+check_fails "fallocate --punch-hole (no fallback) over both members: not supported" \
+	any 'not supported|unsupported' fallocate --punch-hole -o 0 -l $((128 * K)) "$DEV"
+"$STRIPECTL" status --json "$DEV" >"$MQS_TMP/status.json" 2>&1
+check_eq "member 0 stays ok, the array active, no write error counted" "ok active 0" \
+	"$(jget "$MQS_TMP/status.json" members.0.state state members.0.write_errors)"
+check_eq "the array no longer offers write-zeroes" 0 "$(qattr "$DEV" write_zeroes_max_bytes)"
+log=$(klog_since "$mark")
+if grep "$MQS_DISK" <<<"$log" | grep "$(blk_name "$WZ")" | grep -qi 'write.zeroes'; then
+	pass "a kernel log line names the array, the member and write-zeroes"
+else
+	fail "a kernel log line names the array, the member and write-zeroes" "log: $(head -n 20 <<<"$log")"
+fi
+# with the fallback: zero pages written instead
+check_cmd "blkdiscard -z -o 60K -l 200K (written as zero pages)" \
+	blkdiscard -z -o $((60 * K)) -l $((200 * K)) "$DEV"
+region_check "-z 60K+200K after the loss: zero inside, data outside" "$DEV" 24 \
+	"0:$((60 * K)):pat" "$((60 * K)):$((200 * K)):zero" "$((260 * K)):$((764 * K)):pat"
+check_stop "$DEV"
+mqs_dm_remove wz0 || fail "dmsetup remove mqst-wz0"
 
 # ---------------------------------------- loop members that zero on discard
 modprobe loop 2>/dev/null
@@ -128,5 +177,7 @@ checks+=("$prev:$(((4 << 20) + 260 * K - prev)):pat")
 check_cmd "8 concurrent write-zeroes (one thread each)" pattern discard "$DEV" zeroout "${args[@]}"
 region_check "concurrent write-zeroes: each range zero, the data between intact" \
 	"$DEV" 31 "${checks[@]}"
+check_eq "the array is still active (a member refusing write-zeroes is no fault)" active \
+	"$(cat "$MQS_SYS/mqstripe/state")"
 check_stop "$DEV"
 mqs_finish
