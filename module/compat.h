@@ -171,13 +171,6 @@ static inline bool bdev_write_cache(struct block_device *bdev)
 }
 #endif
 
-#ifndef HAVE_BDEV_FUA
-static inline bool bdev_fua(struct block_device *bdev)
-{
-	return blk_queue_fua(bdev_get_queue(bdev));
-}
-#endif
-
 #ifndef HAVE_BDEV_NOWAIT
 static inline bool bdev_nowait(struct block_device *bdev)
 {
@@ -393,8 +386,6 @@ struct mqs_limits {
 	unsigned int max_discard_sectors;
 	unsigned int discard_granularity;
 	unsigned int max_write_zeroes_sectors;
-	bool write_cache;
-	bool fua;
 	bool rotational;
 	bool stable_writes;
 	bool nowait;
@@ -429,10 +420,8 @@ static inline struct gendisk *mqs_alloc_disk(struct blk_mq_tag_set *set,
 	};
 	struct gendisk *disk;
 
-	if (ml->write_cache)
-		lim.features |= BLK_FEAT_WRITE_CACHE;
-	if (ml->fua)
-		lim.features |= BLK_FEAT_FUA;
+	/* always: which members need a flush is decided per flush */
+	lim.features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
 	if (ml->rotational)
 		lim.features |= BLK_FEAT_ROTATIONAL;
 	if (ml->stable_writes)
@@ -500,7 +489,8 @@ static inline struct gendisk *mqs_alloc_disk(struct blk_mq_tag_set *set,
 #endif
 	blk_queue_max_write_zeroes_sectors(q, ml->max_write_zeroes_sectors);
 	blk_queue_chunk_sectors(q, 0);
-	blk_queue_write_cache(q, ml->write_cache, ml->fua);
+	/* always: which members need a flush is decided per flush */
+	blk_queue_write_cache(q, true, true);
 	if (ml->rotational)
 		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
 	else

@@ -352,6 +352,14 @@ static void mqs_stack_integrity(struct mqs_array *a, struct mqs_limits *ml)
  * Compute the array's limits from its members (rules in README "Queue
  * limits"; the stacking semantics follow blk_stack_limits() in
  * block/blk-settings.c, our own hints follow dm-stripe's io_hints).
+ *
+ * Not from the members: the array always has a volatile write cache and
+ * FUA (compat.h), as md does (md_init_stacking_limits() in
+ * drivers/md/md.c).  A member's cache can come and go after create (a dm
+ * reload, sysfs write_cache), so which members get a flush is decided at
+ * each flush (mqs_queue_flush()); the block layer strips FUA and flushes
+ * from member bios of members without a cache and emulates FUA with a
+ * flush on members without it (blk_insert_flush() in block/blk-flush.c).
  */
 static void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 {
@@ -359,7 +367,6 @@ static void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 	unsigned int min_hw = UINT_MAX, min_max = UINT_MAX;
 	unsigned int min_segs = USHRT_MAX, min_disc = UINT_MAX;
 	unsigned int min_wz = UINT_MAX, width_sectors, lbs_sectors;
-	bool any_wc = false, fua_all = true;
 	u64 v;
 	u32 i;
 
@@ -395,11 +402,6 @@ static void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 		ml->discard_granularity = max(ml->discard_granularity,
 					      bdev_discard_granularity(b));
 		min_wz = min(min_wz, bdev_write_zeroes_sectors(b));
-		if (bdev_write_cache(b)) {
-			any_wc = true;
-			if (!bdev_fua(b))
-				fua_all = false;
-		}
 		if (!bdev_nonrot(b))
 			ml->rotational = true;
 		if (bdev_stable_writes(b))
@@ -436,8 +438,6 @@ static void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 		ml->max_write_zeroes_sectors = round_down((unsigned int)v,
 							  lbs_sectors);
 	}
-	ml->write_cache = any_wc;
-	ml->fua = any_wc && fua_all;
 	mqs_stack_integrity(a, ml);
 }
 

@@ -8,8 +8,11 @@
 # RWF_DSYNC on the O_DIRECT array reaches every member it touches as FUA or
 # with a flush: the block_rq_issue tracepoint's rwbs holds an 'F' (stat
 # cannot show FUA).  A plain write must not.
+# A member without a volatile cache at create that gains one later gets
+# flushes.
 # Catches: flushes dropped or sent to one member only, FUA bits lost on the
-# member bios, every write turned into FUA.
+# member bios, every write turned into FUA, the write cache decided once at
+# create.
 
 . "$(dirname "$0")/lib.sh"
 mqs_init
@@ -139,6 +142,24 @@ for i in 0 1 2; do
 	fi
 done
 check_eq "the plain write reached members 0, 1 and 2 (tracing works)" 3 "$seen"
+check_stop "$DEV"
 
+# --- the write cache is looked at per flush, not once at create: members
+# without a volatile cache at create (here by sysfs; a dm member reloaded
+# onto another target is the same), then member 0 gains one
+for m in "${M[@]:0:2}"; do
+	mqs_sysfs_set "$(blk_sys "$m")/queue/write_cache" "write through"
+done
+mqs_must_create --chunk 64K "${M[@]:0:2}"
+DEV=$MQS_DEV
+echo "write back" >"$(blk_sys "${M[0]}")/queue/write_cache"
+read -r -a b <<<"$(fl)"
+# chunk 2 is on member 0
+fsync_after_write $((2 * 65536)) 4096 || fail "write + fsync on member 0"
+read -r -a a <<<"$(fl)"
+check_ge "$(blk_name "${M[0]}") (write cache turned on after create) flushed by the fsync after a write to it" \
+	$((b[0] + 1)) "${a[0]}"
+check_eq "$(blk_name "${M[1]}") (write through) not flushed" "${b[1]}" "${a[1]}"
+mqs_sysfs_restore
 check_stop "$DEV"
 mqs_finish

@@ -1,8 +1,0 @@
-// SPDX-License-Identifier: GPL-2.0
-/* 6.0+: bdev_fua() (a static inline: cannot #ifdef it) */
-#include <linux/blkdev.h>
-bool mqs_probe(struct block_device *bdev);
-bool mqs_probe(struct block_device *bdev)
-{
-	return bdev_fua(bdev);
-}
