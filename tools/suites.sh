@@ -46,6 +46,7 @@ suites_index() {
 
 suites_run() {
 	local jobs=$1 dir t0 i n=${#suites_names[@]} running=0 n_ended=0 a ai
+	local reported
 	local -a state start_s pid
 	[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 	dir=$(mktemp -d) || return 1
@@ -70,12 +71,14 @@ suites_run() {
 			running=$((running + 1))
 		done
 		# report what ended
+		reported=0
 		for i in "${!suites_names[@]}"; do
 			{ [ "${state[i]}" = run ] && [ -e "$dir/$i.rc" ]; } || continue
 			wait "${pid[i]}" 2>/dev/null
 			state[i]=ended
 			running=$((running - 1))
 			n_ended=$((n_ended + 1))
+			reported=1
 			local now rc
 			now=$(date +%s)
 			rc=$(cat "$dir/$i.rc")
@@ -84,8 +87,12 @@ suites_run() {
 			echo "-- ${suites_names[i]}: $((now - start_s[i])) s (+$((start_s[i] - t0))..+$((now - t0)) s)"
 			suite_ended "${suites_names[i]}" "$dir/$i.log" "$rc"
 		done
-		# until a suite ends (its status file is written before it exits)
-		[ "$n_ended" -lt "$n" ] && { wait -n 2>/dev/null || true; }
+		# Until a suite ends (its status file is written before it
+		# exits); not when one just did: a suite AFTER it, or one for
+		# its freed slot, starts first.  (wait -n returns only when a
+		# suite still running ends: the ended one was waited for.)
+		[ "$reported" = 1 ] || [ "$n_ended" -ge "$n" ] ||
+			wait -n 2>/dev/null || true
 	done
 	rm -rf "$dir"
 }

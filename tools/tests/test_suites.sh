@@ -3,7 +3,8 @@
 #
 # tools/suites.sh, the scheduler of make check, with stand-in suites:
 #  - at most JOBS suites run at once, and with JOBS=2 two do run at once;
-#  - a suite with AFTER starts only once that suite has ended;
+#  - a suite with AFTER starts only once that suite has ended, and at
+#    once then, even while another suite runs on;
 #  - each suite's output comes as one block: its title, its output
 #    without its last "N passed, ..." line, then "-- NAME: N s (...)";
 #  - the hook gets each suite's name, output file and exit status.
@@ -58,5 +59,20 @@ suite_add f - "title of f" fake f 0.3 0
 suites_run 1 >"$TMP/out"
 most=$(sort -k3n "$TMP/events" | awk '$1 == "start" {n++} $1 == "end" {n--} n > m {m = n} END {print m}')
 check "with JOBS=1 one at a time (most: $most)" [ "$most" = 1 ]
+
+# make check's shape: a serial lane beside one long suite; the lane's
+# next suite starts as soon as the one before ends, not when the long
+# one does
+suites_names=() suites_after=() suites_title=() suites_cmd=()
+: >"$TMP/events"
+suite_add long - "title of long" fake long 3 0
+suite_add x - "title of x" fake x 0.3 0
+suite_add y x "title of y" fake y 0.3 0
+suites_run 2 >"$TMP/out"
+t_end_x=$(awk '$1 == "end" && $2 == "x" {print $3}' "$TMP/events")
+t_start_y=$(awk '$1 == "start" && $2 == "y" {print $3}' "$TMP/events")
+t_end_long=$(awk '$1 == "end" && $2 == "long" {print $3}' "$TMP/events")
+check "y (AFTER x) started while long still ran (x ended $t_end_x, y started $t_start_y, long ended $t_end_long)" \
+	bash -c '[ "$1" -ge "$2" ] && [ "$1" -lt "$3" ]' - "$t_start_y" "$t_end_x" "$t_end_long"
 
 exit "$fail"
