@@ -159,6 +159,8 @@ struct mqs_hctx {
  *	@hctx->lock).
  * @done: it completed while polled: ->poll() frees it (under @hctx->lock).
  * @flush: an empty PREFLUSH (the member may strip the flag on the way).
+ * @segs: segments the member counts in the bio (the gather's, which keeps
+ *	it within the member's max_segments; see mqs_bio_room()).
  * @bio: the bio itself; must be last (bioset front pad).
  */
 struct mqs_bio {
@@ -169,6 +171,7 @@ struct mqs_bio {
 	bool polling;
 	bool done;
 	bool flush;
+	unsigned int segs;
 	struct bio bio;
 };
 

@@ -210,6 +210,7 @@ static void mqs_init_bio(struct bio *bio, struct request *rq,
 	mb->polling = false;
 	mb->done = false;
 	mb->flush = false;
+	mb->segs = 0;
 }
 
 static struct bio *mqs_alloc_bio(struct mqs_array *a, struct request *rq,
@@ -425,6 +426,9 @@ static struct bio *mqs_gather_alloc(struct mqs_array *a, struct request *rq,
 
 	len = mqs_member_range(&a->geom, blk_rq_pos(rq), blk_rq_sectors(rq),
 			       member, &mstart, &afirst);
+	/* one bio holds at most what the member takes (mqs_bio_room()) */
+	len = min_t(u64, len,
+		    queue_max_sectors(bdev_get_queue(a->members[member].bdev)));
 	nr_vecs = mqs_nr_vecs(len << SECTOR_SHIFT);
 	bio = mqs_alloc_bio(a, rq, member, nr_vecs, opf, sector,
 			    GFP_NOWAIT | __GFP_NOWARN);
@@ -442,11 +446,116 @@ static struct bio *mqs_gather_alloc(struct mqs_array *a, struct request *rq,
 }
 
 /*
+ * Would @page + @off continue @bv in physical memory?  bio_add_page() then
+ * merges it into @bv (bvec_try_merge_page() in block/bio.c): no new
+ * segment, no gap.
+ */
+static bool mqs_bvec_continues(const struct bio_vec *bv, struct page *page,
+			       unsigned int off)
+{
+	return page_to_phys(bv->bv_page) + bv->bv_offset + bv->bv_len ==
+	       page_to_phys(page) + off;
+}
+
+/*
+ * How many bytes of a piece (@len at @page + @off) the member bio @bio can
+ * take without the member having to split it, and the bio's segment count
+ * with them (@segs).  The member splits a bio that exceeds its
+ * max_sectors, has more than max_segments segments of at most
+ * max_segment_size, or a gap at its virt boundary (bio_split_rw_at() in
+ * block/blk-merge.c): extra work on every large IO, and the split of a
+ * REQ_NOWAIT bio is refused with BLK_STS_AGAIN, which requeues the whole
+ * array request.  The limits are read at each call: an admin may lower a
+ * member's max_sectors_kb at any time.
+ *
+ * Return: 0 when the bio must end before the piece.  It ends only where
+ * its size is a multiple of the member's logical block size, as a split
+ * would; one that is not there yet takes the piece (the member splits it,
+ * rightly: a buffer of odd-sized vectors).
+ */
+static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
+			struct page *page, unsigned int off, u32 len,
+			unsigned int *segs)
+{
+	const struct mqs_bio *mb = container_of(bio, struct mqs_bio, bio);
+	unsigned int lbs = queue_logical_block_size(q);
+	unsigned int mss = queue_max_segment_size(q);
+	unsigned long virt = queue_virt_boundary(q);
+	u64 max = round_down((u64)queue_max_sectors(q) << SECTOR_SHIFT, lbs);
+	u32 size = bio->bi_iter.bi_size;
+	bool at_block = !(size & (lbs - 1));
+	const struct bio_vec *bv;
+
+	if (size >= max)
+		return at_block ? 0 : len;
+	len = min_t(u64, len, max - size);
+	if (!bio->bi_vcnt) {
+		/* a fresh bio: within max_segments too, in whole blocks */
+		*segs = DIV_ROUND_UP(len, mss);
+		if (*segs > queue_max_segments(q)) {
+			len = round_down((u64)queue_max_segments(q) * mss,
+					 lbs);
+			*segs = queue_max_segments(q);
+		}
+		return len;
+	}
+	bv = &bio->bi_io_vec[bio->bi_vcnt - 1];
+	if (mqs_bvec_continues(bv, page, off)) {
+		*segs = mb->segs - DIV_ROUND_UP(bv->bv_len, mss) +
+			DIV_ROUND_UP(bv->bv_len + len, mss);
+	} else {
+		if (at_block && (((bv->bv_offset + bv->bv_len) & virt) ||
+				 (off & virt)))
+			return 0;
+		*segs = mb->segs + DIV_ROUND_UP(len, mss);
+	}
+	if (*segs > queue_max_segments(q) && at_block)
+		return 0;
+	return len;
+}
+
+/*
+ * Add as much of a piece (@len at @page + @off, for @member at member
+ * @sector) as fits to the member's open bio *@bp: to the one open, or to a
+ * new one when that must end (queued on @out).  Return: bytes added, 0 when
+ * a NOWAIT request could not get a bio.
+ */
+static u32 mqs_gather_add(struct mqs_array *a, struct request *rq,
+			  blk_opf_t opf, struct bio **bios, u32 nr,
+			  struct bio **bp, struct bio_list *out, u32 member,
+			  sector_t sector, struct page *page, unsigned int off,
+			  u32 len)
+{
+	struct request_queue *q = bdev_get_queue(a->members[member].bdev);
+	unsigned int segs;
+	u32 take;
+
+	if (*bp) {
+		take = mqs_bio_room(*bp, q, page, off, len, &segs);
+		if (take && bio_add_page(*bp, page, take, off) == take)
+			goto added;
+		/* full: a new bio continues it */
+		bio_list_add(out, *bp);
+		*bp = NULL;
+	}
+	*bp = mqs_gather_alloc(a, rq, opf, bios, nr, out, member, sector);
+	if (!*bp)
+		return 0;
+	take = mqs_bio_room(*bp, q, page, off, len, &segs);
+	/* a fresh bio takes one bvec */
+	__bio_add_page(*bp, page, take, off);
+added:
+	container_of(*bp, struct mqs_bio, bio)->segs = segs;
+	return take;
+}
+
+/*
  * Gather the request's segments for the members of one group: members
  * first_member + base .. + base + nr - 1 (mod N), at most
  * MQS_GATHER_SLOTS of them.  Segments are walked in array order; the part of
  * each that lands on a member of the group is appended to that member's bio.
- * A bio that is full (BIO_MAX_VECS) is queued and continued by a new one.
+ * A bio that is full (BIO_MAX_VECS, or what the member takes in one bio:
+ * mqs_bio_room()) is queued and continued by a new one.
  *
  * The walk is by multi-page bvec (rq_for_each_bvec), not by page: a piece
  * is as long as its bvec and chunk allow, so a large chunk over physically
@@ -478,29 +587,19 @@ static bool mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 				  g->nr_members;
 
 			if (idx >= base && idx < base + nr) {
-				struct bio **bp = &bios[idx - base];
 				unsigned int off = bv.bv_offset + done;
 				struct page *page = nth_page(bv.bv_page,
 							     off >> PAGE_SHIFT);
 
-				off = offset_in_page(off);
-				if (*bp && bio_add_page(*bp, page, piece,
-							off) != piece) {
-					/* full: a second bio continues it */
-					bio_list_add(out, *bp);
-					*bp = NULL;
-				}
-				if (!*bp) {
-					*bp = mqs_gather_alloc(a, rq, opf, bios,
-							       nr, out,
-							       cur.member,
-							       mqs_cursor_sector(g, &cur));
-					if (!*bp) {
-						ok = false;
-						goto out;
-					}
-					/* a fresh bio takes one bvec */
-					__bio_add_page(*bp, page, piece, off);
+				piece = mqs_gather_add(a, rq, opf, bios, nr,
+						       &bios[idx - base], out,
+						       cur.member,
+						       mqs_cursor_sector(g, &cur),
+						       page, offset_in_page(off),
+						       piece);
+				if (!piece) {
+					ok = false;
+					goto out;
 				}
 			}
 			done += piece;
@@ -526,12 +625,22 @@ static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
 			  blk_opf_t opf, const struct mqs_loc *loc,
 			  struct bio_list *out)
 {
+	struct request_queue *q;
 	struct mqs_member *m;
 	struct bio *bio;
 
 	if (rq->bio != rq->biotail || blk_rq_sectors(rq) > loc->chunk_left)
 		return 0;
 	m = &a->members[loc->member];
+	/*
+	 * and fits the member's limits (see mqs_bio_room()): the request's
+	 * segments were counted with the array's, which are the members'
+	 * tightest segment size, boundary and virt boundary
+	 */
+	q = bdev_get_queue(m->bdev);
+	if (blk_rq_sectors(rq) > queue_max_sectors(q) ||
+	    rq->nr_phys_segments > queue_max_segments(q))
+		return 0;
 	bio = bio_alloc_clone(m->bdev, rq->bio, mqs_gfp(rq), &a->bs);
 	if (!bio) {
 		mqs_set_status(rq, BLK_STS_AGAIN);
