@@ -53,7 +53,7 @@ run_fio() {
 				off=0
 				[ "$bs" = 640K ] && off=$((60 << 10))
 				jobs+=(--name="$eng-$rw-$bs" --ioengine="$eng" --rw="$rw" --bs="$bs"
-					--offset="$off" --size=8M --stonewall)
+					--offset="$off" --size=4M --stonewall)
 				[ "$rw" = write ] && jobs+=(--verify=crc32c --do_verify=1)
 			done
 		done
