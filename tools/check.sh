@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: the VM selftests on each Debian kernel, and beside them the
-# host unit tests, the package tests, the persistence tests on each Debian
-# kernel and the benchmark smoke test, and the debug kernel's selftests at
-# a low priority (tools/suites.sh; see "The plan" below).  Prints every suite's output as one block when it ends, with its
+# make check: the VM selftests on each Debian kernel and the benchmark
+# smoke test; beside them the host unit tests, the package tests and the
+# persistence tests on each Debian kernel; and the debug kernel's
+# selftests at a low priority (tools/suites.sh; see "The plan" below).  Prints every suite's output as one block when it ends, with its
 # time, and ends with one line "N passed, N failed, N skipped" summed over
 # all of them.
 #
@@ -71,9 +71,9 @@ make -s -C selftests all >/dev/null || echo "check: make -C selftests failed (th
 # The plan.  The host has two cores and one guest under TCG keeps them
 # only about two thirds busy.  Two lanes run side by side, each suite of a
 # lane after the one before it (AFTER): the VM selftests of the Debian
-# kernels, one kernel after the other (the longest work), and beside them
-# the host's unit tests, the package tests, the persistence suites and the
-# benchmark smoke test.  The persistence suites come after the package
+# kernels, one kernel after the other (the longest work), then the
+# benchmark smoke test; and beside them the host's unit tests, the package
+# tests and the persistence suites.  The persistence suites come after the package
 # tests, which install on the host (DKMS in /lib/modules, the packages'
 # udev rule and stripectl), as their reboot guest runs the host's udev
 # rules; the selftests' guests run no udev and load the module from the
@@ -141,6 +141,10 @@ for k in $debian_kernels; do
 	lane A "selftests on $k" "selftests on kernel $k (QEMU guests)" \
 		bash selftests/run.sh --kernel "$k"
 done
+# the bench guest checks its clock against the host's: it comes last,
+# long after lane B's shorter work
+lane A "bench smoke" "benchmark harness smoke test (make bench QUICK=1 on one kernel; no speed asserted)" \
+	sh tools/bench/smoke.sh
 lane B "unit tests" "unit tests (host)" make -s -C tools/tests check
 lane B "package tests" "packaging: install, man page, DKMS and .deb (host and guests)" \
 	make -s pkg-check
@@ -148,8 +152,6 @@ for k in $debian_kernels; do
 	lane B "persistence tests on $k" "persistence tests on kernel $k (QEMU guests)" \
 		bash selftests/persist/run.sh --kernel "$k"
 done
-lane B "bench smoke" "benchmark harness smoke test (make bench QUICK=1 on one kernel; no speed asserted)" \
-	sh tools/bench/smoke.sh
 if [ "$debug_kernel" = 1 ]; then
 	case " $debug_suites " in
 	*" persist "*)
