@@ -34,6 +34,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/bio.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
 
 #include "mqs.h"
@@ -458,6 +459,15 @@ static bool mqs_bvec_continues(const struct bio_vec *bv, struct page *page,
 }
 
 /*
+ * Segments the member counts for one bvec of @bytes: one per
+ * @mss (max_segment_size, UINT_MAX for most NVMe drives) or part of it.
+ */
+static unsigned int mqs_bvec_segs(u64 bytes, unsigned int mss)
+{
+	return bytes <= mss ? 1 : div_u64(bytes + mss - 1, mss);
+}
+
+/*
  * How many bytes of a piece (@len at @page + @off) the member bio @bio can
  * take without the member having to split it, and the bio's segment count
  * with them (@segs).  The member splits a bio that exceeds its
@@ -491,7 +501,7 @@ static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
 	len = min_t(u64, len, max - size);
 	if (!bio->bi_vcnt) {
 		/* a fresh bio: within max_segments too, in whole blocks */
-		*segs = DIV_ROUND_UP(len, mss);
+		*segs = mqs_bvec_segs(len, mss);
 		if (*segs > queue_max_segments(q)) {
 			len = round_down((u64)queue_max_segments(q) * mss,
 					 lbs);
@@ -501,13 +511,13 @@ static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
 	}
 	bv = &bio->bi_io_vec[bio->bi_vcnt - 1];
 	if (mqs_bvec_continues(bv, page, off)) {
-		*segs = mb->segs - DIV_ROUND_UP(bv->bv_len, mss) +
-			DIV_ROUND_UP(bv->bv_len + len, mss);
+		*segs = mb->segs - mqs_bvec_segs(bv->bv_len, mss) +
+			mqs_bvec_segs((u64)bv->bv_len + len, mss);
 	} else {
 		if (at_block && (((bv->bv_offset + bv->bv_len) & virt) ||
 				 (off & virt)))
 			return 0;
-		*segs = mb->segs + DIV_ROUND_UP(len, mss);
+		*segs = mb->segs + mqs_bvec_segs(len, mss);
 	}
 	if (*segs > queue_max_segments(q) && at_block)
 		return 0;
