@@ -336,6 +336,10 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 		rc = build_superblocks(w, req, uuid);
 	if (!rc)
 		rc = sbw_write_all(w, req->nr_members);
+	if (!rc && sbw_verify_all(w, req->nr_members)) {
+		sbw_restore_all(w, req->nr_members);
+		rc = MQS_EXIT_FAIL;
+	}
 	sbw_release(w, req->nr_members);
 	if (!rc) {
 		rc = start_array(&ctl, req, uuid, &index);

@@ -247,12 +247,68 @@ int sbw_write_all(struct sbw *w, size_t n)
 	return MQS_EXIT_OK;
 }
 
+/**
+ * sbw_verify_all() - read back what sbw_write_all() wrote, before CREATE
+ * @w: the members, all written.
+ * @n: how many.
+ *
+ * One disk reached through two nodes (two paths of a namespace with the
+ * kernel's NVMe multipath off, two loop devices over one file, a device
+ * and a dm-linear map of all of it) takes both writes and keeps the later
+ * one: the earlier node then reads back another slot's superblock, and an
+ * array over both would put two slots' data on one disk.  Such a node is
+ * marked not written (its block is the other node's, which
+ * sbw_restore_all() puts back).
+ *
+ * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL with a message naming both nodes.
+ */
+int sbw_verify_all(struct sbw *w, size_t n)
+{
+	uint8_t *blk = mqs_block_alloc();
+	size_t i, j;
+	int rc = MQS_EXIT_OK;
+
+	if (!blk) {
+		mqs_error("out of memory");
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		int err = mqs_dev_read_block(w[i].dfd, blk);
+
+		if (err) {
+			mqs_error("%s: cannot read back the superblock just written: %s",
+				  w[i].path, strerror(-err));
+			rc = MQS_EXIT_FAIL;
+			break;
+		}
+		if (!memcmp(blk, w[i].new, MQS_SB_SIZE))
+			continue;
+		rc = MQS_EXIT_FAIL;
+		for (j = 0; j < n; j++)
+			if (j != i && !memcmp(blk, w[j].new, MQS_SB_SIZE))
+				break;
+		if (j == n) {
+			mqs_error("%s: the superblock does not read back as written: another program wrote the device meanwhile, or it drops writes",
+				  w[i].path);
+			break;
+		}
+		w[i].written = false;
+		mqs_error("%s and %s are one disk: the superblock written through %s (slot %zu) reads back through %s (slot %zu); give each disk once (two paths of one namespace, loop devices over one file, or a map over a whole device: see 'lsblk -o NAME,WWN,SERIAL' and 'losetup -l')",
+			  w[j].path, w[i].path, w[j].path, j, w[i].path, i);
+	}
+	free(blk);
+	return rc;
+}
+
 /*
  * Put the old block back on the first @n members that were written
  * (after a failed CREATE): best effort, claiming them again if needed.
+ * Only a block that still holds what we wrote is put back: anything else
+ * is somebody else's since, and stays.
  */
 void sbw_restore_all(struct sbw *w, size_t n)
 {
+	uint8_t *cur = mqs_block_alloc();
 	size_t i;
 	int rc;
 
@@ -269,8 +325,17 @@ void sbw_restore_all(struct sbw *w, size_t n)
 		}
 		if (w[i].dfd < 0)
 			w[i].dfd = mqs_dev_open_direct(w[i].path, true);
-		rc = w[i].dfd < 0 ? w[i].dfd :
-		     mqs_dev_write_block(w[i].dfd, w[i].old);
+		rc = w[i].dfd < 0 ? w[i].dfd : cur ? 0 : -ENOMEM;
+		if (!rc)
+			rc = mqs_dev_read_block(w[i].dfd, cur);
+		if (!rc && memcmp(cur, w[i].new, MQS_SB_SIZE)) {
+			mqs_error("%s: not putting its old superblock area back: it no longer holds the superblock stripectl wrote (another program wrote it since)",
+				  w[i].path);
+			w[i].written = false;
+			continue;
+		}
+		if (!rc)
+			rc = mqs_dev_write_block(w[i].dfd, w[i].old);
 		if (rc)
 			mqs_error("%s: cannot put its old superblock area back: %s",
 				  w[i].path, strerror(-rc));
@@ -278,6 +343,7 @@ void sbw_restore_all(struct sbw *w, size_t n)
 			w[i].written = false;
 		mqs_dev_drop_cache(w[i].excl);
 	}
+	free(cur);
 	sbw_release(w, n);
 }
 

@@ -111,6 +111,7 @@ void sbw_init(struct sbw *w, const char *path);
 int sbw_claim(struct sbw *w);
 int sbw_reread(struct sbw *w);
 int sbw_write_all(struct sbw *w, size_t n);
+int sbw_verify_all(struct sbw *w, size_t n);
 void sbw_restore_all(struct sbw *w, size_t n);
 void sbw_release(struct sbw *w, size_t n);
 void sbw_free(struct sbw *w, size_t n);

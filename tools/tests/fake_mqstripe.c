@@ -280,6 +280,10 @@ static int create(struct mqstripe_create *c)
 	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_UUID) &&
 	    !all_zero(c->uuid, sizeof(c->uuid)))
 		return -EINVAL;
+	/* another program at work while CREATE runs (a shell command) */
+	if (getenv("FAKE_MQS_CREATE_EXEC") &&
+	    system(getenv("FAKE_MQS_CREATE_EXEC")))
+		return -EIO;
 	if (inject) {
 		int err;
 		unsigned int code, member;

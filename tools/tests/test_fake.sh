@@ -153,6 +153,14 @@ FAKE_MQS_CREATE_FAIL=16,4,1 sc create --force "$L0" "$L1" "$L2"
 check "EBUSY/BUSY names member 1" eval "rc_is 1 && err_is '^stripectl: $L1: device is busy: it is mounted, in use or a member of another array'"
 LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$L0" >"$TMP/ex0" 2>&1
 check "a failed CREATE puts the old superblock back" grep -qx 'MQSTRIPE_NAME=db' "$TMP/ex0"
+# another program writes member 1 while CREATE runs: the failed CREATE
+# puts back member 0's old block, and leaves member 1's new content
+dd if="$L1" of="$TMP/sb1" bs=4K skip=1 count=1 status=none
+FAKE_MQS_CREATE_EXEC="printf OTHERWRITER | dd of=$L1 bs=1 seek=4096 conv=notrunc status=none" \
+	FAKE_MQS_CREATE_FAIL=16,4,1 sc create --force "$L0" "$L1" "$L2"
+check "a failed CREATE leaves a superblock area another program wrote since, and says so" \
+	eval "rc_is 1 && grep -q '^stripectl: $L1: not putting its old superblock area back: it no longer holds the superblock stripectl wrote' \"\$TMP/err\" && [ \"\$(dd if=$L1 bs=1 skip=4096 count=11 status=none)\" = OTHERWRITER ] && [ \"\$(LD_PRELOAD=$FAKE $STRIPECTL examine --export $L2 | grep ^MQSTRIPE_NAME=)\" = MQSTRIPE_NAME=db ]"
+dd if="$TMP/sb1" of="$L1" bs=4K seek=1 count=1 conv=notrunc status=none
 FAKE_MQS_CREATE_FAIL=28,6,2 sc create --force --chunk 1M --data-offset 4M "$L0" "$L1" "$L2"
 check "ENOSPC/TOO_SMALL names member 2" eval "rc_is 1 && err_is '^stripectl: $L2: member is too small: needs at least data offset \+ one chunk \(5242880 bytes\), has 1073741824 bytes'"
 FAKE_MQS_CREATE_FAIL=22,5,0 sc create --force "$L0" "$L1"
@@ -171,6 +179,22 @@ FAKE_MQS_ABI=2 sc list
 check "ABI mismatch names both versions" eval "rc_is 1 && err_is 'ABI version 2, stripectl .* has ABI version 1'"
 FAKE_MQS_EPERM=1 sc list
 check "EPERM: needs root" eval "rc_is 1 && err_is '^stripectl: /dev/mqstripe-control: permission denied: needs root \(CAP_SYS_ADMIN\)$'"
+
+# --- one disk through two nodes (here two loop devices over one file):
+# create reads every superblock back before CREATE and refuses
+L5B=$(losetup --find --show "$TMP/disk5" 2>/dev/null)
+if [ -n "$L5B" ]; then
+	loops+=("$L5B")
+	sc create --force --name twice "$L2" "$L5" "$L5B"
+	check "one disk through two nodes: refused, naming both, before CREATE" \
+		eval "rc_is 1 && err_is '^stripectl: $L5B and $L5 are one disk: the superblock written through $L5B \(slot 2\) reads back through $L5 \(slot 1\)' && [ \"\$(LD_PRELOAD=$FAKE $STRIPECTL list | wc -l)\" -eq 3 ]"
+	check "one disk through two nodes: its superblock area put back (none), the other member's too" \
+		eval '[ "$(od -An -v -tx1 -j4096 -N4096 "$TMP/disk5" | tr -d " 0\n")" = "" ] && [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$L2" | grep ^MQSTRIPE_NAME=)" = MQSTRIPE_NAME=db ]'
+	losetup -d "$L5B"
+	unset 'loops[-1]'
+else
+	skip "cannot attach a 7th loop device" "one disk through two nodes"
+fi
 
 # --- list and status ---
 sc list
