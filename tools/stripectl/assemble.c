@@ -427,81 +427,6 @@ out:
 
 /* ----- assemble --scan ----- */
 
-static bool dm_suspended(unsigned int ma, unsigned int mi)
-{
-	char path[64], buf[16];
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/dm/suspended", ma,
-		 mi);
-	return !mqs_sysfs_read(path, buf, sizeof(buf)) && !strcmp(buf, "1");
-}
-
-/* /dev/NAME for every block device the kernel lists, read.  */
-static int scan_devices(struct mqs_cand **out, size_t *nout)
-{
-	struct mqs_cand *cands = NULL;
-	char line[256], name[128], path[PATH_MAX];
-	size_t n = 0, cap = 0;
-	unsigned int ma, mi;
-	FILE *f;
-
-	f = fopen("/proc/partitions", "re");
-	if (!f) {
-		mqs_error("cannot read /proc/partitions: %s", strerror(errno));
-		return MQS_EXIT_FAIL;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long blocks;
-		char *p;
-
-		if (sscanf(line, " %u %u %llu %127s", &ma, &mi, &blocks,
-			   name) != 4)
-			continue;	/* the header */
-		if (mqs_find_node(makedev(ma, mi), path, sizeof(path)))
-			continue;	/* no node: not examinable */
-		if (dm_suspended(ma, mi))
-			continue;	/* a read would wait for the resume */
-		if (n == cap) {
-			struct mqs_cand *bigger;
-
-			cap = cap ? 2 * cap : 32;
-			bigger = realloc(cands, cap * sizeof(*cands));
-			if (!bigger) {
-				mqs_error("out of memory");
-				break;
-			}
-			cands = bigger;
-		}
-		p = strdup(path);
-		if (!p) {
-			mqs_error("out of memory");
-			break;
-		}
-		mqs_cand_read(&cands[n], p);
-		if (cands[n].read_err || cands[n].status == MQS_SB_NONE) {
-			mqs_cand_free(&cands[n]);
-			free(p);
-			continue;
-		}
-		n++;
-	}
-	fclose(f);
-	*out = cands;
-	*nout = n;
-	return MQS_EXIT_OK;
-}
-
-static void free_cands(struct mqs_cand *cands, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		mqs_cand_free(&cands[i]);
-		free((char *)cands[i].path);
-	}
-	free(cands);
-}
-
 /* Statuses whose version-1 fields (the array UUID) can be trusted a bit. */
 static bool has_v1_fields(enum mqs_sb_status st)
 {
@@ -533,7 +458,7 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 	int rc, ret = MQS_EXIT_OK;
 	bool *done = NULL;
 
-	rc = scan_devices(&cands, &n);
+	rc = mqs_scan_devices(&cands, &n);
 	if (rc)
 		return rc;
 	group = calloc(n ? n : 1, sizeof(*group));
@@ -588,6 +513,36 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 		const struct mqs_sb *ref = &cands[first[i]].sb;
 		const struct mqs_cand *bad = NULL;
 		bool running;
+		size_t twin;
+
+		/*
+		 * Two arrays of one name: /dev/stripe/NAME would go to
+		 * whichever comes first in /proc/partitions.  Start neither
+		 * (--uuid picks one); a running one keeps running.
+		 */
+		for (twin = 0; ref->name[0] && twin < ngroups; twin++)
+			if (twin != i &&
+			    !strcmp(cands[first[twin]].sb.name, ref->name))
+				break;
+		if (ref->name[0] && twin < ngroups) {
+			if (ctx_ctl(ctx)) {
+				ret = MQS_EXIT_FAIL;
+				break;
+			}
+			if (check_running(ctx, ref, true, &running)) {
+				ret = MQS_EXIT_FAIL;	/* said why */
+				continue;
+			}
+			if (running)
+				continue;
+			mqs_format_uuid(ref->array_uuid, u1);
+			mqs_format_uuid(cands[first[twin]].sb.array_uuid, u2);
+			mqs_error("array %s (on %s) not started: array %s (on %s) has the same name '%s'; start one with 'stripectl assemble --scan --uuid UUID'",
+				  u1, cands[first[i]].path, u2,
+				  cands[first[twin]].path, ref->name);
+			ret = MQS_EXIT_FAIL;
+			continue;
+		}
 
 		k = 0;
 		for (j = first[i]; j < n; j++) {
@@ -625,7 +580,7 @@ out:
 	free(group);
 	free(done);
 	free(first);
-	free_cands(cands, n);
+	mqs_free_cands(cands, n);
 	return ret;
 }
 

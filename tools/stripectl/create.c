@@ -180,6 +180,56 @@ static int check_not_running(struct mqs_ctl *ctl,
 }
 
 /*
+ * A name is how an admin and "assemble --scan --name" find an array, and
+ * what /dev/stripe/NAME points to: refuse one that a superblock of another
+ * array on a visible device already carries (running or not), saying
+ * where; --force takes it anyway, with a warning (then "assemble --scan"
+ * starts neither array by that name).  The devices being made members do
+ * not count: their superblocks are replaced.
+ */
+static int check_name_unused(const struct mqs_create_req *req, bool force)
+{
+	char where[MQS_ERR_LEN] = "", u[37] = "";
+	struct mqs_cand *c = NULL;
+	size_t n = 0, i, hits = 0, used = 0;
+	uint32_t j;
+
+	if (!req->name)
+		return MQS_EXIT_OK;
+	if (mqs_scan_devices(&c, &n))
+		return MQS_EXIT_FAIL;
+	for (i = 0; i < n; i++) {
+		if (c[i].status == MQS_SB_NONE ||
+		    c[i].status == MQS_SB_BAD_VERSION ||
+		    strcmp(c[i].sb.name, req->name))
+			continue;
+		for (j = 0; j < req->nr_members; j++)
+			if (req->members[j].rdev == c[i].devno)
+				break;
+		if (j < req->nr_members)
+			continue;
+		if (!hits++)
+			mqs_format_uuid(c[i].sb.array_uuid, u);
+		if (used < sizeof(where))
+			used += (size_t)snprintf(where + used,
+						 sizeof(where) - used, "%s%s",
+						 hits > 1 ? ", " : "",
+						 c[i].path);
+	}
+	mqs_free_cands(c, n);
+	if (!hits)
+		return MQS_EXIT_OK;
+	if (force) {
+		mqs_error("warning: --name '%s': also the name of array %s on %s; with two arrays of one name 'assemble --scan' starts neither by that name",
+			  req->name, u, where);
+		return MQS_EXIT_OK;
+	}
+	mqs_error("--name '%s': already the name of array %s on %s: pick another name, or give --force to use it anyway",
+		  req->name, u, where);
+	return MQS_EXIT_FAIL;
+}
+
+/*
  * Claim every member, then look for signatures: libblkid's (filesystems,
  * partition tables, md, LVM...) and our own superblock.  Without --force
  * the first one found is refused; with it they are wiped.  Claiming all
@@ -321,6 +371,8 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 	if (rc)
 		return rc;
 	rc = check_not_running(&ctl, req, uuid);
+	if (!rc)
+		rc = check_name_unused(req, force);
 	if (rc)
 		goto out_ctl;
 	w = calloc(req->nr_members, sizeof(*w));

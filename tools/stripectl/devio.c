@@ -194,6 +194,92 @@ void mqs_cand_free(struct mqs_cand *c)
 	c->block = NULL;
 }
 
+static bool dm_suspended(unsigned int ma, unsigned int mi)
+{
+	char path[64], buf[16];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/dm/suspended", ma,
+		 mi);
+	return !mqs_sysfs_read(path, buf, sizeof(buf)) && !strcmp(buf, "1");
+}
+
+/**
+ * mqs_scan_devices() - read every block device that may carry a superblock
+ * @out: the devices with one (any status but MQS_SB_NONE), paths
+ *	/dev/NAME; free with mqs_free_cands().
+ * @nout: how many.
+ *
+ * Every device in /proc/partitions that has a node, except suspended
+ * device-mapper devices (a read would wait for the resume).
+ *
+ * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL (message printed).
+ */
+int mqs_scan_devices(struct mqs_cand **out, size_t *nout)
+{
+	struct mqs_cand *cands = NULL;
+	char line[256], name[128], path[PATH_MAX];
+	size_t n = 0, cap = 0;
+	unsigned int ma, mi;
+	FILE *f;
+
+	f = fopen("/proc/partitions", "re");
+	if (!f) {
+		mqs_error("cannot read /proc/partitions: %s", strerror(errno));
+		return MQS_EXIT_FAIL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long blocks;
+		char *p;
+
+		if (sscanf(line, " %u %u %llu %127s", &ma, &mi, &blocks,
+			   name) != 4)
+			continue;	/* the header */
+		if (mqs_find_node(makedev(ma, mi), path, sizeof(path)))
+			continue;	/* no node: not examinable */
+		if (dm_suspended(ma, mi))
+			continue;	/* a read would wait for the resume */
+		if (n == cap) {
+			struct mqs_cand *bigger;
+
+			cap = cap ? 2 * cap : 32;
+			bigger = realloc(cands, cap * sizeof(*cands));
+			if (!bigger) {
+				mqs_error("out of memory");
+				break;
+			}
+			cands = bigger;
+		}
+		p = strdup(path);
+		if (!p) {
+			mqs_error("out of memory");
+			break;
+		}
+		mqs_cand_read(&cands[n], p);
+		if (cands[n].read_err || cands[n].status == MQS_SB_NONE) {
+			mqs_cand_free(&cands[n]);
+			free(p);
+			continue;
+		}
+		n++;
+	}
+	fclose(f);
+	*out = cands;
+	*nout = n;
+	return MQS_EXIT_OK;
+}
+
+/* Free what mqs_scan_devices() returned. */
+void mqs_free_cands(struct mqs_cand *cands, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		mqs_cand_free(&cands[i]);
+		free((char *)cands[i].path);
+	}
+	free(cands);
+}
+
 /* Return: a read-write descriptor holding @path exclusively, or -errno. */
 int mqs_open_excl(const char *path)
 {

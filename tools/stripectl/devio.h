@@ -20,6 +20,8 @@ void mqs_dev_drop_cache(int fd);
 int mqs_dev_geometry(int fd, uint64_t *size, unsigned int *lbs);
 int mqs_cand_read(struct mqs_cand *c, const char *path);
 void mqs_cand_free(struct mqs_cand *c);
+int mqs_scan_devices(struct mqs_cand **out, size_t *nout);
+void mqs_free_cands(struct mqs_cand *cands, size_t n);
 
 int mqs_open_excl(const char *path);
 bool mqs_busy_reason(const char *path, char *buf, size_t len);

@@ -345,6 +345,22 @@ sc assemble --scan --uuid "$U0"
 check "assemble --scan skips a running array" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && no_err'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
+# names are unique where superblocks are visible, running or not
+sc create --name db "$L5"
+check "create refuses a name a stopped array carries, saying where" \
+	eval "rc_is 1 && err_is \"^stripectl: --name 'db': already the name of array $U0 on $L0, $L1, $L2: pick another name, or give --force\" && [ ! -s \"\$TMP/out\" ] && [ \"\$(ex $L5 MQSTRIPE_NAME)\" = other ]"
+sc create --force --name db "$L5"
+check "create --force takes the name, with a warning" \
+	eval "rc_is 0 && err_is \"^stripectl: warning: --name 'db': also the name of array $U0 on $L0, $L1, $L2\""
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+sc assemble --scan
+check "assemble --scan starts neither of two arrays named db, saying why" \
+	eval "rc_is 1 && [ \"\$(grep -c \"not started: array .* has the same name 'db'; start one with 'stripectl assemble --scan --uuid UUID'\" \"\$TMP/err\")\" -eq 2 ] && [ -z \"\$(LD_PRELOAD=$FAKE $STRIPECTL list)\" ]"
+sc assemble --scan --uuid "$U0"
+check "... --uuid starts one of them" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
+
 # incremental: starts exactly when the last slot arrives
 for d in "$L2" "$L0"; do
 	sc assemble --incremental "$d"
