@@ -16,8 +16,10 @@
  * (default /run/mqstripe): <array-uuid>/slot-<N> holds "MAJ:MIN
  * MEMBER-UUID".  The array starts when the last slot arrives; every
  * recorded device is read again first, so a record of a device that went
- * away or changed does not count.  One lock file serializes all assembly
- * (udev runs events in parallel, and the boot-time --scan may race it).
+ * away or changed does not count.  One lock file (mqs_meta_lock())
+ * serializes all assembly and every other superblock writer: create, stop,
+ * zero-superblock (udev runs events in parallel, and the boot-time --scan
+ * may race it).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -40,50 +42,18 @@
 #include "superblock.h"
 #include "sysfs.h"
 
-#define RUN_DIR_DEFAULT	"/run/mqstripe"
-
 struct asm_ctx {
 	struct mqs_ctl ctl;
 	bool ctl_open;
-	int lock_fd;		/* the assembly lock, or a negative errno */
+	int lock_fd;		/* the metadata lock, or a negative errno */
 };
-
-static const char *run_dir(void)
-{
-	const char *d = getenv("MQSTRIPE_RUN_DIR");
-
-	return d && *d ? d : RUN_DIR_DEFAULT;
-}
-
-/* Take the assembly lock.  Return: a descriptor, or a negative errno. */
-static int lock_run_dir(void)
-{
-	char path[PATH_MAX + 8];
-	int fd;
-
-	if (mkdir(run_dir(), 0700) && errno != EEXIST)
-		return -errno;
-	snprintf(path, sizeof(path), "%s/lock", run_dir());
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	while (flock(fd, LOCK_EX)) {
-		if (errno != EINTR) {
-			int err = errno;
-
-			close(fd);
-			return -err;
-		}
-	}
-	return fd;
-}
 
 static void uuid_dir(const uint8_t uuid[16], char *buf, size_t len)
 {
 	char u[37];
 
 	mqs_format_uuid(uuid, u);
-	snprintf(buf, len, "%s/%s", run_dir(), u);
+	snprintf(buf, len, "%s/%s", mqs_run_dir(), u);
 }
 
 /* Remove the incremental records of an array; the caller holds the lock. */
@@ -107,19 +77,13 @@ static void forget_locked(const uint8_t uuid[16])
 	rmdir(dir);
 }
 
-/* After stop: a stopped array's partial records must not start it again. */
+/*
+ * After stop: a stopped array's partial records must not start it again.
+ * The caller holds the metadata lock (mqs_meta_lock()).
+ */
 void incr_forget(const uint8_t uuid[16])
 {
-	char dir[PATH_MAX];
-	int fd;
-
-	uuid_dir(uuid, dir, sizeof(dir));
-	if (access(dir, F_OK))
-		return;
-	fd = lock_run_dir();
 	forget_locked(uuid);
-	if (fd >= 0)
-		close(fd);
 }
 
 static int ctx_ctl(struct asm_ctx *ctx)
@@ -687,7 +651,7 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 	}
 	mqs_array_label(&me.sb, label, sizeof(label));
 	if (ctx->lock_fd < 0) {
-		mqs_error("cannot lock %s/lock: %s", run_dir(),
+		mqs_error("cannot lock %s/lock: %s", mqs_run_dir(),
 			  strerror(-ctx->lock_fd));
 		goto out;
 	}
@@ -813,7 +777,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		return MQS_EXIT_USAGE;
 	}
 
-	ctx.lock_fd = lock_run_dir();
+	ctx.lock_fd = mqs_meta_lock();
 	if (incremental)
 		rc = assemble_incremental(&ctx, argv[first]);
 	else if (scan)
@@ -823,7 +787,6 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 				      uuid_str ? uuid : NULL);
 	if (ctx.ctl_open)
 		mqs_ctl_close(&ctx.ctl);
-	if (ctx.lock_fd >= 0)
-		close(ctx.lock_fd);
+	mqs_meta_unlock(ctx.lock_fd);
 	return rc;
 }

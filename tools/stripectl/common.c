@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What all commands share: the one-line error, opening the control device
- * with the right message, the names of states.
+ * with the right message, the names of states, the metadata lock.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "errmsg.h"
 #include "parse.h"
@@ -157,4 +162,57 @@ void mqs_sleep_ms(unsigned int ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+#define RUN_DIR_DEFAULT	"/run/mqstripe"
+
+/* $MQSTRIPE_RUN_DIR, else /run/mqstripe: the lock and incremental records */
+const char *mqs_run_dir(void)
+{
+	const char *d = getenv("MQSTRIPE_RUN_DIR");
+
+	return d && *d ? d : RUN_DIR_DEFAULT;
+}
+
+/**
+ * mqs_meta_lock() - take the lock every superblock writer holds
+ *
+ * create, stop, zero-superblock and every kind of assemble hold it, flock()
+ * on RUN_DIR/lock, for as long as they read and write superblocks and
+ * create or remove arrays: a member's uevent (udev runs "assemble
+ * --incremental") cannot start an array between create's superblock writes
+ * and its CREATE, or between stop's REMOVE and its superblock update.
+ * Taken once per command: a second flock() in the same process would wait
+ * for the first.
+ *
+ * Return: a descriptor (close it to unlock), or a negative errno; callers
+ * go on without the lock then (a read-only /run), as they did before it.
+ */
+int mqs_meta_lock(void)
+{
+	char path[PATH_MAX + 8];
+	int fd;
+
+	if (mkdir(mqs_run_dir(), 0700) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/lock", mqs_run_dir());
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			int err = errno;
+
+			close(fd);
+			return -err;
+		}
+	}
+	return fd;
+}
+
+/* Drop the lock from mqs_meta_lock() (nothing when it was not taken). */
+void mqs_meta_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }

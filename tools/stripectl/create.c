@@ -358,6 +358,8 @@ fail:
 /*
  * Superblocks first, durably, then the array: after a crash in between
  * the members say what they were meant to be and "assemble" starts them.
+ * All under the metadata lock: the uevents of the members just written
+ * must not let "assemble --incremental" start the array first.
  */
 static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 		     bool force)
@@ -365,11 +367,12 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 	struct mqs_ctl ctl;
 	struct sbw *w;
 	uint32_t i, index;
-	int rc;
+	int rc, lock;
 
 	rc = ctl_open_or_report(&ctl);
 	if (rc)
 		return rc;
+	lock = mqs_meta_lock();
 	rc = check_not_running(&ctl, req, uuid);
 	if (!rc)
 		rc = check_name_unused(req, force);
@@ -402,6 +405,7 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 	}
 	sbw_free(w, req->nr_members);
 out_ctl:
+	mqs_meta_unlock(lock);
 	mqs_ctl_close(&ctl);
 	return rc;
 }

@@ -314,7 +314,7 @@ int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 {
 	static const struct opt opts[] = { { 0 } };
 	struct mqs_member m;
-	int first, i, rc;
+	int first, i, rc, lock;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
 	if (rc >= 0)
@@ -322,6 +322,7 @@ int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 	rc = zero_check_distinct(argc - first, argv + first);
 	if (rc)
 		return rc;
+	lock = mqs_meta_lock();
 	for (i = first; i < argc; i++) {
 		struct sbw w;
 
@@ -347,5 +348,6 @@ int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 		free(w.old);
 		free(w.new);
 	}
+	mqs_meta_unlock(lock);
 	return rc;
 }

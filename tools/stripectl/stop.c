@@ -87,16 +87,24 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 	struct mqs_ctl ctl;
 	const char *arg;
 	uint32_t index, nr;
-	int first, rc, waited;
+	int first, rc, waited, lock;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
 	if (rc >= 0)
 		return rc;
 	arg = argv[first];
+	/*
+	 * The metadata lock from before REMOVE until the superblocks say
+	 * clean: no "assemble" in between sees them active and starts the
+	 * array again.
+	 */
+	lock = mqs_meta_lock();
 	/* the members, before REMOVE forgets them */
 	rc = find_array_or_report(&ctl, arg, &index, &info, &members, &nr);
-	if (rc)
+	if (rc) {
+		mqs_meta_unlock(lock);
 		return rc;
+	}
 
 	for (waited = 0;; waited += BUSY_STEP_MS) {
 		rc = mqs_remove(&ctl, index);
@@ -110,6 +118,7 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 	case 0:
 		remove_stale_node(index, info.major, info.minor);
 		update_superblocks(&info, members, nr);
+		mqs_meta_unlock(lock);
 		free(members);
 		return MQS_EXIT_OK;
 	case -EBUSY:
@@ -129,6 +138,7 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 		report_find_error(arg, rc, ctl.kernel_abi);
 		break;
 	}
+	mqs_meta_unlock(lock);
 	free(members);
 	return MQS_EXIT_FAIL;
 }

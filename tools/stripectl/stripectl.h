@@ -82,6 +82,9 @@ int find_array_or_report(struct mqs_ctl *ctl, const char *arg,
 			 uint32_t *index, struct mqstripe_info *info,
 			 struct mqstripe_member_info **members, uint32_t *nr);
 void mqs_sleep_ms(unsigned int ms);
+const char *mqs_run_dir(void);
+int mqs_meta_lock(void);
+void mqs_meta_unlock(int fd);
 const char *array_state_name(uint32_t state);
 const char *member_state_name(uint32_t state);
 

@@ -361,6 +361,32 @@ check "... --uuid starts one of them" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 
+# the metadata lock (the one "assemble --incremental" takes, which udev
+# runs on the uevents of members just written): create, stop and
+# zero-superblock wait for it
+mkdir -p "$MQSTRIPE_RUN_DIR"
+locked() {	# locked DESC CHECK-WHILE-HELD CHECK-AFTER STRIPECTL-ARGS...
+	local desc=$1 during=$2 after=$3 pid
+	shift 3
+	exec 9>"$MQSTRIPE_RUN_DIR/lock"
+	flock 9
+	LD_PRELOAD=$FAKE "$STRIPECTL" "$@" >"$TMP/out" 2>"$TMP/err" 9>&- &
+	pid=$!
+	sleep 1
+	check "$desc waits while another holds the lock" \
+		eval "kill -0 $pid && $during"
+	exec 9>&-
+	wait "$pid"
+	rc=$?
+	check "$desc goes on when it is released" eval "rc_is 0 && $after"
+}
+locked "create" '[ -z "$(ex "$L5" MQSTRIPE_NAME)" ]' '[ "$(ex "$L5" MQSTRIPE_NAME)" = locked ]' \
+	create --name locked "$L5"
+locked "stop" '[ -n "$(LD_PRELOAD=$FAKE $STRIPECTL list)" ]' '[ -z "$(LD_PRELOAD=$FAKE $STRIPECTL list)" ]' \
+	stop locked
+locked "zero-superblock" '[ "$(ex "$L5" MQSTRIPE_NAME)" = locked ]' '[ -z "$(ex "$L5" MQSTRIPE_NAME)" ]' \
+	zero-superblock "$L5"
+
 # incremental: starts exactly when the last slot arrives
 for d in "$L2" "$L0"; do
 	sc assemble --incremental "$d"
