@@ -120,7 +120,25 @@ if ! make -s -C "$SELF" all >/dev/null 2>"$OUT.make.err"; then
 fi
 rm -f "$OUT.make.err"
 
-# run_boot KERNEL BOOT: one guest; its console goes to OUT/KERNEL/BOOT.log,
+# emulator_int3 LOG: whether the guest whose console is LOG died of an
+# "Oops: int3" with no mqstripe function in its report.  Under
+# multi-threaded TCG, x86's live code patching (text_poke_bp(): int3 on
+# the site, the new bytes, then the first byte; a static key or tracepoint
+# turned on, e.g. when a test enables a trace event) now and then leaves
+# another vCPU executing the int3 after the patch completed: an oops in
+# __schedule or sched_clock_cpu, "Fatal exception in interrupt".  That is
+# the emulator's fault, not the test's: BUG() and WARN() are ud2, and the
+# module patches no code.  The tests without a result then run in a new
+# boot (up to MQS_INT3_RETRIES more, default 2); any other crash fails them.
+emulator_int3() {
+	tr -d '\r' <"$1" | awk '
+		/Oops: int3/ { inoops = 1; int3 = 1 }
+		inoops && /\[mqstripe\]/ && !/Modules linked in/ { ours = 1 }
+		inoops && /---\[ end trace/ { inoops = 0 }
+		END { exit !(int3 && !ours) }'
+}
+
+# run_boot KERNEL BOOT: one guest (more after an emulator_int3 crash); its console goes to OUT/KERNEL/BOOT.log,
 # its result lines to stdout prefixed with the kernel and boot
 run_boot() {
 	local k=$1 b=$2 t tests=() log rc start
@@ -145,15 +163,36 @@ run_boot() {
 		[ -n "$gtimeout" ] || btimeout=$((btimeout * scale))
 	fi
 	start=$(date +%s)
-	# shellcheck disable=SC2086	# BOOT_OPTS is a word list
-	(cd "$REPO" && "$RUNVM" --kernel "$k" ${BOOT_OPTS[$b]} --timeout "$btimeout" \
-		--env MQS_TIMEOUT_SCALE="$scale" "${envs[@]}" -- \
-		selftests/run_guest.sh "${tests[@]}") </dev/null >"$log" 2>&1
-	rc=$?
+	: >"$log"
+	local boots=0 left=()
+	while :; do
+		boots=$((boots + 1))
+		# shellcheck disable=SC2086	# BOOT_OPTS is a word list
+		(cd "$REPO" && "$RUNVM" --kernel "$k" ${BOOT_OPTS[$b]} --timeout "$btimeout" \
+			--env MQS_TIMEOUT_SCALE="$scale" "${envs[@]}" -- \
+			selftests/run_guest.sh "${tests[@]}") </dev/null >"$log.boot" 2>&1
+		rc=$?
+		cat "$log.boot" >>"$log"
+		[ "$rc" = 125 ] && [ "$boots" -le "${MQS_INT3_RETRIES:-2}" ] &&
+			emulator_int3 "$log.boot" || break
+		# the tests without a result, the one that was running first
+		left=()
+		for t in "${tests[@]}"; do
+			tr -d '\r' <"$log.boot" |
+				grep -qE "^(not )?ok [0-9]+ selftests: mqstripe: $t( |\$)" ||
+				left+=("$t")
+		done
+		[ ${#left[@]} -gt 0 ] || break
+		echo "# [$k/$b] guest died of an int3 oops outside mqstripe (the emulator's text-patching fault, see emulator_int3): booting again for the ${#left[@]} tests without a result, from ${left[0]%.sh}; the oops:"
+		tr -d '\r' <"$log.boot" | sed -n '/Oops: int3/,/end trace/p' | head -n 40 |
+			sed "s|^|# [$k/$b]   |"
+		tests=("${left[@]}")
+	done
+	rm -f "$log.boot"
 	echo "$rc $(($(date +%s) - start))" >"$OUT/$k/$b.status"
 	tr -d '\r' <"$log" | grep -E '^(not )?ok [0-9]+ selftests: mqstripe: ' |
 		sed "s|^|# [$k/$b] |"
-	echo "# [$k/$b] guest exit status $rc after $(($(date +%s) - start)) s"
+	echo "# [$k/$b] guest exit status $rc after $(($(date +%s) - start)) s ($boots boots)"
 	# A guest that died or timed out printed its reason (panic, oops,
 	# hung task) on the console only: show the end of it here, where CI
 	# output is all there is to read.
