@@ -252,9 +252,16 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 		if (rc)
 			goto out;
 	}
-	/* what the module will make of the members as they are now */
+	/*
+	 * What the module will make of the members as they are now, against
+	 * the newest recorded value (a member one event behind may hold the
+	 * value before a cut-short assembly that grew the array).
+	 */
 	data_bytes = mqs_data_bytes(min_size, sb->data_offset_bytes,
 				    sb->chunk_bytes);
+	for (s = 1; s < nr; s++)
+		if (m[s]->sb.events > sb->events)
+			sb = &m[s]->sb;
 	if (data_bytes > sb->data_bytes) {
 		char label[MQS_ERR_LEN];
 

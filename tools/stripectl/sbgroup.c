@@ -124,7 +124,6 @@ static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
 		{ "chunk bytes", x->chunk_bytes, y->chunk_bytes },
 		{ "data offset bytes", x->data_offset_bytes,
 		  y->data_offset_bytes },
-		{ "data bytes per member", x->data_bytes, y->data_bytes },
 		{ "layout version", x->layout, y->layout },
 		{ "array logical block size", x->array_lbs, y->array_lbs },
 		{ "creation time", x->ctime, y->ctime },
@@ -181,8 +180,13 @@ static void slot_uuid(const struct mqs_sb *sb, uint32_t slot, char *buf,
  * The checks, in order: every superblock agrees on the array-wide fields;
  * no slot is claimed twice; no slot is missing; no member is stale (its
  * event counter more than one behind: an interrupted update leaves at most
- * one); every device still has the logical block size it had and holds
- * data offset + data bytes.
+ * one); the members at the newest event count agree on the data bytes per
+ * member (one behind may hold the value before an assembly that grew the
+ * array and was cut short: the newest value counts); every device's
+ * logical block size is at most what it was (the layout is in bytes, all
+ * of it a multiple of 4096: a 4096-byte device reformatted to 512 keeps
+ * every offset aligned, the other way round the array's block size would
+ * grow under its file system) and it holds data offset + data bytes.
  *
  * Return: 0; -EINVAL (disagreement, stale, block size), -EEXIST (slot
  * claimed twice), -ENODEV (slot missing), -ENOSPC (device shrank).
@@ -278,11 +282,23 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, size_t *slots,
 		}
 	}
 
+	for (i = 0; i < n; i++) {
+		if (c[i]->sb.events != max_ev ||
+		    c[i]->sb.data_bytes == c[newest]->sb.data_bytes)
+			continue;
+		mqs_set_err(err, len,
+			"%s: disagrees with %s on the data bytes per member of %s (%" PRIu64 " vs %" PRIu64 ") at the same event count %" PRIu64 ": the superblocks do not describe one array; leave out the odd one",
+			c[i]->path, c[newest]->path, label,
+			c[i]->sb.data_bytes, c[newest]->sb.data_bytes, max_ev);
+		return -EINVAL;
+	}
+
 	for (s = 0; s < ref->nr_members; s++) {
 		const struct mqs_cand *m = c[slots[s]];
-		uint64_t need = m->sb.data_offset_bytes + m->sb.data_bytes;
+		uint64_t need = m->sb.data_offset_bytes +
+				c[newest]->sb.data_bytes;
 
-		if (m->lbs != m->sb.member_lbs) {
+		if (m->lbs > m->sb.member_lbs) {
 			mqs_set_err(err, len,
 				"%s: logical block size is now %u bytes, it was %" PRIu32 " when %s was created: the device changed (reformatted?); refusing to assemble",
 				m->path, m->lbs, m->sb.member_lbs, label);

@@ -483,6 +483,34 @@ static void test_group(void)
 	ktap_result(rc == -EINVAL && strstr(err, "stale") && one_line(err),
 		    "a member two events behind is stale: %s", err);
 
+	/* an assembly that grew the array, cut after two of four writes */
+	make_group(1, shuffled, 4, 4);
+	cands[1].sb.events = 8;
+	cands[3].sb.events = 8;
+	cands[1].sb.data_bytes += 65536;
+	cands[3].sb.data_bytes += 65536;
+	cands[0].size_bytes += 65536;
+	cands[1].size_bytes += 65536;
+	cands[2].size_bytes += 65536;
+	cands[3].size_bytes += 65536;
+	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	ktap_result(!rc, "members one event apart with other data bytes (a cut grow) are accepted: %s",
+		    rc ? err : "ok");
+	cands[0].size_bytes -= 65536;
+	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	ktap_result(rc == -ENOSPC && strstr(err, "/dev/d0"),
+		    "... and need the newest data bytes on every member: %s", err);
+	cands[0].size_bytes += 65536;
+	cands[0].sb.events = 8;
+	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "data bytes per member") &&
+		    strstr(err, "same event count 8") && one_line(err),
+		    "other data bytes at the same event count: %s", err);
+
+	make_group(1, shuffled, 4, 4);
+	cands[3].sb.member_lbs = 4096;
+	ktap_result(!mqs_group_check(cp, 4, slots, err, sizeof(err)),
+		    "a member reformatted from 4096- to 512-byte blocks is accepted");
 	make_group(1, shuffled, 4, 4);
 	cands[3].lbs = 4096;
 	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
