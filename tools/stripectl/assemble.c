@@ -32,6 +32,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ struct asm_ctx {
 	struct mqs_ctl ctl;
 	bool ctl_open;
 	int lock_fd;		/* the metadata lock, or a negative errno */
+	bool force;		/* --force: stale members accepted */
 };
 
 static void uuid_dir(const uint8_t uuid[16], char *buf, size_t len)
@@ -302,6 +304,39 @@ out:
 	return rc;
 }
 
+/*
+ * --force: say which members are behind and by how much, on stderr and in
+ * the system log (the admin accepted their stale data: a later look at
+ * the data should find why).  The start bumps them with the others.
+ */
+static void report_stale(struct mqs_cand *const *c, size_t n)
+{
+	char label[MQS_ERR_LEN];
+	uint64_t max_ev = 0;
+	size_t i, newest = 0;
+
+	for (i = 0; i < n; i++) {
+		if (c[i]->sb.events > max_ev) {
+			max_ev = c[i]->sb.events;
+			newest = i;
+		}
+	}
+	mqs_array_label(&c[0]->sb, label, sizeof(label));
+	for (i = 0; i < n; i++) {
+		if (c[i]->sb.events + 1 >= max_ev)
+			continue;
+		mqs_error("warning: %s (slot %" PRIu32 " of %s) is %" PRIu64 " events behind %s (%" PRIu64 " vs %" PRIu64 "): started anyway (--force); its data may be stale",
+			  c[i]->path, c[i]->sb.slot, label,
+			  max_ev - c[i]->sb.events, c[newest]->path,
+			  c[i]->sb.events, max_ev);
+		syslog(LOG_WARNING,
+		       "assemble --force: %s (slot %" PRIu32 " of %s) is %" PRIu64 " events behind %s (%" PRIu64 " vs %" PRIu64 "): started anyway",
+		       c[i]->path, c[i]->sb.slot, label,
+		       max_ev - c[i]->sb.events, c[newest]->path,
+		       c[i]->sb.events, max_ev);
+	}
+}
+
 /* Check @c[0..n-1] (one array) and start it. */
 static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 			   bool quiet_if_running)
@@ -319,11 +354,13 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 		rc = MQS_EXIT_FAIL;
 		goto out;
 	}
-	if (mqs_group_check(c, n, slots, err, sizeof(err))) {
+	if (mqs_group_check(c, n, ctx->force, slots, err, sizeof(err))) {
 		mqs_error("%s", err);
 		rc = MQS_EXIT_FAIL;
 		goto out;
 	}
+	if (ctx->force)
+		report_stale(c, n);
 	nr = c[0]->sb.nr_members;
 	for (s = 0; s < nr; s++) {
 		by_slot[s] = slots[s] < n ? c[slots[s]] : NULL;
@@ -699,7 +736,8 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 			size_t slots[MQSTRIPE_MAX_MEMBERS];
 			char err[MQS_ERR_LEN];
 
-			mqs_group_check(pair, 2, slots, err, sizeof(err));
+			mqs_group_check(pair, 2, false, slots, err,
+					sizeof(err));
 			mqs_error("%s", err);
 			goto out;
 		}
@@ -732,7 +770,7 @@ out:
 
 int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 {
-	bool scan = false, incremental = false;
+	bool scan = false, incremental = false, force = false;
 	const char *name = NULL, *uuid_str = NULL;
 	const struct opt opts[] = {
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
@@ -743,6 +781,8 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		  "assemble only the array with this name" },
 		{ "uuid", 'u', OPT_STR, &uuid_str, NULL, "UUID",
 		  "assemble only the array with this UUID" },
+		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
+		  "start an array whose members are behind by more than one event (stale: a copy, or one that missed updates), saying which and by how much; not with --incremental" },
 		{ 0 }
 	};
 	struct asm_ctx ctx = { .lock_fd = -1 };
@@ -762,8 +802,8 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		mqs_error("assemble: give --name or --uuid, not both: see 'stripectl assemble --help'");
 		return MQS_EXIT_USAGE;
 	}
-	if (incremental && (name || uuid_str || nargs != 1)) {
-		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name or --uuid: see 'stripectl assemble --help'");
+	if (incremental && (name || uuid_str || force || nargs != 1)) {
+		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name, --uuid or --force: see 'stripectl assemble --help'");
 		return MQS_EXIT_USAGE;
 	}
 	if (scan && nargs) {
@@ -784,6 +824,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		return MQS_EXIT_USAGE;
 	}
 
+	ctx.force = force;
 	ctx.lock_fd = mqs_meta_lock();
 	if (incremental)
 		rc = assemble_incremental(&ctx, argv[first]);

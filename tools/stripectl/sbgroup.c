@@ -172,6 +172,8 @@ static void slot_uuid(const struct mqs_sb *sb, uint32_t slot, char *buf,
  *	array, and which is in which slot
  * @c: devices with valid superblocks of one array UUID.
  * @n: how many.
+ * @accept_stale: members behind by any number of events pass ("assemble
+ *	--force": the admin accepts their stale data).
  * @slots: out: @slots[s] is the index into @c of slot s, for every slot of
  *	the array (room for MQSTRIPE_MAX_MEMBERS).
  * @err: the reason on failure, naming the device, slot or member UUID.
@@ -191,8 +193,8 @@ static void slot_uuid(const struct mqs_sb *sb, uint32_t slot, char *buf,
  * Return: 0; -EINVAL (disagreement, stale, block size), -EEXIST (slot
  * claimed twice), -ENODEV (slot missing), -ENOSPC (device shrank).
  */
-int mqs_group_check(struct mqs_cand *const *c, size_t n, size_t *slots,
-		    char *err, size_t len)
+int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
+		    size_t *slots, char *err, size_t len)
 {
 	char label[MQS_ERR_LEN], what[MQS_ERR_LEN], u[96];
 	const struct mqs_sb *ref;
@@ -268,14 +270,14 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, size_t *slots,
 			newest = i;
 		}
 	}
-	if (max_ev - min_ev > 1) {
+	if (max_ev - min_ev > 1 && !accept_stale) {
 		for (s = 0; s < ref->nr_members; s++) {
 			const struct mqs_cand *m = c[slots[s]];
 
 			if (m->sb.events + 1 >= max_ev)
 				continue;
 			mqs_set_err(err, len,
-				"%s: stale member of %s: its event counter is %" PRIu64 ", %s is at %" PRIu64 " (an old copy of slot %" PRIu32 "?); find the current device for that slot",
+				"%s: stale member of %s: its event counter is %" PRIu64 ", %s is at %" PRIu64 " (an old copy of slot %" PRIu32 "?); find the current device for that slot, or start it anyway with 'stripectl assemble --force'",
 				m->path, label, m->sb.events,
 				c[newest]->path, max_ev, s);
 			return -EINVAL;

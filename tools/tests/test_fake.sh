@@ -361,6 +361,21 @@ check "... --uuid starts one of them" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 
+# a member that missed updates (an old copy put back): stale, refused;
+# assemble --force starts it, saying which and by how much, and bumps it
+dd if="$L1" of="$TMP/old1" bs=4K skip=1 count=1 status=none
+LD_PRELOAD=$FAKE "$STRIPECTL" assemble "$L0" "$L1" "$L2" >/dev/null
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+dd if="$TMP/old1" of="$L1" bs=4K seek=1 count=1 conv=notrunc status=none
+refused "stale member" "$L1: stale member of .*start it anyway with 'stripectl assemble --force'" \
+	assemble "$L0" "$L1" "$L2"
+sc assemble --force "$L0" "$L1" "$L2"
+check "assemble --force starts it, saying which member is how far behind" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: $L1 \\(slot 1 of array 'db' \\(UUID $U0\\)\\) is 2 events behind $L0 \\([0-9]+ vs [0-9]+\\): started anyway \\(--force\\)\""
+check "... and bumps it with the others" \
+	eval '[ "$(ex "$L1" MQSTRIPE_EVENTS)" = "$(ex "$L0" MQSTRIPE_EVENTS)" ]'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+
 # the metadata lock (the one "assemble --incremental" takes, which udev
 # runs on the uevents of members just written): create, stop and
 # zero-superblock wait for it

@@ -435,13 +435,13 @@ static void test_group(void)
 	int rc;
 
 	make_group(1, shuffled, 4, 4);
-	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(!rc && slots[0] == 1 && slots[1] == 3 && slots[2] == 0 &&
 		    slots[3] == 2,
 		    "members given in any order are put in slot order");
 
 	make_group(1, shuffled, 3, 4);
-	rc = mqs_group_check(cp, 3, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 3, false, slots, err, sizeof(err));
 	ktap_result(rc == -ENODEV && strstr(err, "slot 1 (member UUID ") &&
 		    strstr(err, "is missing") && one_line(err),
 		    "missing slot named with its member UUID: %s", err);
@@ -449,7 +449,7 @@ static void test_group(void)
 	order[0] = 1;
 	order[1] = 3;
 	make_group(1, order, 2, 4);
-	mqs_group_check(cp, 2, slots, err, sizeof(err));
+	mqs_group_check(cp, 2, false, slots, err, sizeof(err));
 	ktap_result(strstr(err, "slot 0") && strstr(err, "and 1 more"),
 		    "two missing slots: %s", err);
 
@@ -457,31 +457,33 @@ static void test_group(void)
 	order[1] = 1;
 	order[2] = 1;
 	make_group(1, order, 3, 3);
-	rc = mqs_group_check(cp, 3, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 3, false, slots, err, sizeof(err));
 	ktap_result(rc == -EEXIST && strstr(err, "/dev/d1 and /dev/d2 both claim slot 1") &&
 		    strstr(err, "copy"), "duplicate slot: %s", err);
 
 	make_group(1, shuffled, 4, 4);
 	cands[2].sb.chunk_bytes = 131072;
-	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(rc == -EINVAL && strstr(err, "/dev/d2") &&
 		    strstr(err, "chunk bytes (131072 vs 65536)"),
 		    "geometry disagrees: %s", err);
 
 	make_group(1, shuffled, 4, 4);
 	snprintf(cands[3].sb.name, sizeof(cands[3].sb.name), "other");
-	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(rc == -EINVAL && strstr(err, "name"), "name disagrees: %s",
 		    err);
 
 	make_group(1, shuffled, 4, 4);
 	cands[1].sb.events = 8;	/* an interrupted update: fine */
-	ktap_result(!mqs_group_check(cp, 4, slots, err, sizeof(err)),
+	ktap_result(!mqs_group_check(cp, 4, false, slots, err, sizeof(err)),
 		    "event counters one apart are accepted");
 	cands[1].sb.events = 9;
-	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(rc == -EINVAL && strstr(err, "stale") && one_line(err),
 		    "a member two events behind is stale: %s", err);
+	ktap_result(!mqs_group_check(cp, 4, true, slots, err, sizeof(err)),
+		    "... accepted when the admin accepts stale members (--force)");
 
 	/* an assembly that grew the array, cut after two of four writes */
 	make_group(1, shuffled, 4, 4);
@@ -493,33 +495,33 @@ static void test_group(void)
 	cands[1].size_bytes += 65536;
 	cands[2].size_bytes += 65536;
 	cands[3].size_bytes += 65536;
-	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(!rc, "members one event apart with other data bytes (a cut grow) are accepted: %s",
 		    rc ? err : "ok");
 	cands[0].size_bytes -= 65536;
-	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(rc == -ENOSPC && strstr(err, "/dev/d0"),
 		    "... and need the newest data bytes on every member: %s", err);
 	cands[0].size_bytes += 65536;
 	cands[0].sb.events = 8;
-	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(rc == -EINVAL && strstr(err, "data bytes per member") &&
 		    strstr(err, "same event count 8") && one_line(err),
 		    "other data bytes at the same event count: %s", err);
 
 	make_group(1, shuffled, 4, 4);
 	cands[3].sb.member_lbs = 4096;
-	ktap_result(!mqs_group_check(cp, 4, slots, err, sizeof(err)),
+	ktap_result(!mqs_group_check(cp, 4, false, slots, err, sizeof(err)),
 		    "a member reformatted from 4096- to 512-byte blocks is accepted");
 	make_group(1, shuffled, 4, 4);
 	cands[3].lbs = 4096;
-	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(rc == -EINVAL && strstr(err, "/dev/d3: logical block size is now 4096 bytes, it was 512"),
 		    "changed logical block size: %s", err);
 
 	make_group(1, shuffled, 4, 4);
 	cands[0].size_bytes -= 4096;
-	rc = mqs_group_check(cp, 4, slots, err, sizeof(err));
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(rc == -ENOSPC && strstr(err, "/dev/d0") &&
 		    strstr(err, "shrank"), "member shrank: %s", err);
 
