@@ -6,8 +6,9 @@
 # members free again, no kernel warning: a missing member, an extra member
 # of another array, two devices claiming one slot (a copy of a member's
 # first 2 MiB on a spare), a flipped byte in a superblock (checksum), an
-# unknown incompatible feature flag.  The changed logical block size is
-# test_21 (another boot).  Then the same members assemble fine.
+# unknown incompatible feature flag.  A dm map over all of a member: --scan
+# takes the map.  The changed logical block size is test_21 (another
+# boot).  Then the same members assemble fine.
 # Catches: arrays started with a hole or a copy in them, a damaged
 # superblock believed, a newer format misread.
 
@@ -79,6 +80,32 @@ refused "unknown incompatible feature" \
 	"^stripectl: ${M[0]}: superblock has unknown incompatible feature flags 0x4000000000000000" \
 	assemble "${M[3]}" "${M[2]}" "${M[1]}" "${M[0]}"
 sbtool restore "${M[0]}" "$MQS_TMP/sb0"
+
+# A device-mapper map over all of member 0 shows its superblock at the same
+# place (as a multipath map over its paths, or an md mirror with its
+# metadata at the end, would): --scan takes the map, never the device
+# under it, and does not call the two a copy.
+sz=$(blockdev --getsz "${M[0]}")
+if dmsetup create mqs-over0 --table "0 $sz linear ${M[0]} 0"; then
+	udevadm settle 2>/dev/null
+	dm=$(basename "$(readlink -f /dev/mapper/mqs-over0)")
+	A=$("$STRIPECTL" assemble --scan --uuid "$UUID" 2>&1)
+	if [ "$(array_by_uuid "$UUID")" = "$A" ]; then
+		track_array "$A"
+		slaves=$(ls "/sys/block/${A#/dev/}/slaves" | sort | tr '\n' ' ')
+		check_match "--scan with a dm map over ${M[0]}: the map ($dm) is the member, not $(blk_name "${M[0]}")" \
+			"(^| )$dm " "$slaves"
+		[[ " $slaves" == *" $(blk_name "${M[0]}") "* ]] &&
+			fail "--scan with a dm map over ${M[0]}: the device under it is not a member" "slaves: $slaves"
+		check_stop "$A"
+	else
+		fail "--scan with a dm map over ${M[0]} starts the array" "$A"
+	fi
+	dmsetup remove mqs-over0 || fail "dmsetup remove mqs-over0"
+	udevadm settle 2>/dev/null
+else
+	fail "dmsetup create mqs-over0 over ${M[0]}"
+fi
 
 A=$("$STRIPECTL" assemble "${M[3]}" "${M[1]}" "${M[0]}" "${M[2]}" 2>&1)
 if [ "$(array_by_uuid "$UUID")" = "$A" ]; then

@@ -638,7 +638,9 @@ static int read_record(const char *dir, uint32_t slot, const uint8_t uuid[16],
 		return -ENOENT;
 	n = fscanf(f, "%u:%u %39s", &ma, &mi, u);
 	fclose(f);
-	if (n != 3 || mqs_find_node(makedev(ma, mi), node, sizeof(node)))
+	/* gone, or a stacked device (dm, md) took it over since */
+	if (n != 3 || mqs_find_node(makedev(ma, mi), node, sizeof(node)) ||
+	    mqs_stacked_under(makedev(ma, mi), node, sizeof(node)))
 		goto stale;
 	p = strdup(node);
 	if (!p)
@@ -691,6 +693,14 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 	mqs_cand_read(&me, path);
 	if (me.read_err || me.status != MQS_SB_OK) {
 		report_cand(&me);
+		goto out;
+	}
+	/*
+	 * Under a dm map or an md mirror that shows the same superblock: the
+	 * device on top is the member and gets an event of its own.
+	 */
+	if (mqs_stacked_under(me.devno, node, sizeof(node))) {
+		rc = MQS_EXIT_OK;
 		goto out;
 	}
 	mqs_array_label(&me.sb, label, sizeof(label));

@@ -204,13 +204,56 @@ static bool dm_suspended(unsigned int ma, unsigned int mi)
 }
 
 /**
+ * mqs_stacked_under() - is the device held by a stacked device that is not
+ *	an mqstripe array
+ * @devno: the device.
+ * @holder: out: the first such holder's kernel name ("dm-3", "md0").
+ * @len: room at @holder.
+ *
+ * A device-mapper map over all of a member (a linear map, a multipath map
+ * over its paths) or an md mirror with its metadata at the end shows the
+ * member's superblock at the same place: assembly must use the top-most
+ * device, never the one under it (which would bypass the mirror or the
+ * map).  A member of a running mqstripe array is held by that array and
+ * is not "under" anything here.
+ *
+ * Return: true when such a holder exists.
+ */
+bool mqs_stacked_under(uint64_t devno, char *holder, size_t len)
+{
+	char path[96];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/holders",
+		 major(devno), minor(devno));
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.' ||
+		    !strncmp(d->d_name, MQSTRIPE_DISK_PREFIX,
+			     strlen(MQSTRIPE_DISK_PREFIX)))
+			continue;
+		snprintf(holder, len, "%s", d->d_name);
+		found = true;
+		break;
+	}
+	closedir(dir);
+	return found;
+}
+
+/**
  * mqs_scan_devices() - read every block device that may carry a superblock
  * @out: the devices with one (any status but MQS_SB_NONE), paths
  *	/dev/NAME; free with mqs_free_cands().
  * @nout: how many.
  *
  * Every device in /proc/partitions that has a node, except suspended
- * device-mapper devices (a read would wait for the resume).
+ * device-mapper devices (a read would wait for the resume) and devices
+ * held by a stacked device (mqs_stacked_under(): the stacked one is
+ * scanned instead).
  *
  * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL (message printed).
  */
@@ -238,6 +281,8 @@ int mqs_scan_devices(struct mqs_cand **out, size_t *nout)
 			continue;	/* no node: not examinable */
 		if (dm_suspended(ma, mi))
 			continue;	/* a read would wait for the resume */
+		if (mqs_stacked_under(makedev(ma, mi), name, sizeof(name)))
+			continue;	/* the device on top is the member */
 		if (n == cap) {
 			struct mqs_cand *bigger;
 

@@ -20,6 +20,7 @@ void mqs_dev_drop_cache(int fd);
 int mqs_dev_geometry(int fd, uint64_t *size, unsigned int *lbs);
 int mqs_cand_read(struct mqs_cand *c, const char *path);
 void mqs_cand_free(struct mqs_cand *c);
+bool mqs_stacked_under(uint64_t devno, char *holder, size_t len);
 int mqs_scan_devices(struct mqs_cand **out, size_t *nout);
 void mqs_free_cands(struct mqs_cand *cands, size_t n);
 
