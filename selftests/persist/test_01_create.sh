@@ -47,7 +47,7 @@ check_cmd "checksums verify before umount" \
 check_cmd "umount" umount "$MQS_TMP/mnt"
 check_stop "$MQS_DEV"
 for i in 0 1 2 3; do
-	check_eq "${M[i]}: after stop: events 2, clean" "2 clean" \
+	check_eq "${M[i]}: after stop: events 3 (two passes), clean" "3 clean" \
 		"$(ex "${M[i]}" MQSTRIPE_EVENTS) $(ex "${M[i]}" MQSTRIPE_STATE)"
 done
 check_free "members free after stop" "${M[@]}"

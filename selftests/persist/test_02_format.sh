@@ -103,7 +103,7 @@ PYEOF
 }
 verify "running" 1 1
 check_stop "$A"
-verify "stopped" 2 0
+verify "stopped" 3 0
 MQS_ARRAYS=()
 check_eq "examine and sbtool agree on the first 8 bytes" "MQSTRIPE" \
 	"$(dd if="${S[0]}" bs=1 skip=4096 count=8 status=none)"

@@ -47,7 +47,7 @@ while read -r slot ser; do
 	dev=$(jget "$MQS_TMP/status.json" "members.$slot.device")
 	check_eq "slot $slot is the image of serial $ser (now $dev)" "$ser" "$(serial "$dev")"
 done <"$PERSIST_DIR/slots"
-check_eq "status shows the superblock events (create 1, stop 2, assemble 3)" 3 \
+check_eq "status shows the superblock events (create 1, stop 3, assemble 5: two passes each)" 5 \
 	"$(jget "$MQS_TMP/status.json" superblock.events)"
 
 mqs_mount "$A" "$MQS_TMP/mnt" || mqs_die "mount $A"
@@ -57,7 +57,7 @@ check_cmd "umount" umount "$MQS_TMP/mnt"
 check_cmd "xfs_repair -n finds the filesystem clean" xfs_repair -n "$A"
 check_stop "$A"
 for d in "${BYSLOT[@]}"; do
-	check_eq "$d: events 4, clean after stop" "4 clean" \
+	check_eq "$d: events 7, clean after stop" "7 clean" \
 		"$(ex "$d" MQSTRIPE_EVENTS) $(ex "$d" MQSTRIPE_STATE)"
 done
 "$STRIPECTL" assemble --scan >"$MQS_TMP/scan2.out" 2>&1

@@ -159,9 +159,15 @@ static int check_running(struct asm_ctx *ctx, const struct mqs_sb *sb,
 	return MQS_EXIT_FAIL;
 }
 
-/* The new superblocks: events past the newest member's, state active. */
+/*
+ * The new superblocks: events @bump past the newest member's, state
+ * active.  Assembly writes them twice, bump 1 then bump 2, each pass on
+ * every member: a member copied or left out while the array ran is then
+ * two events behind after the next complete update (stale), a cut update
+ * leaves at most one (docs/FORMAT.md "Updates").
+ */
 static int build_assembled(struct sbw *w, struct mqs_cand **m, uint32_t nr,
-			   uint64_t data_bytes)
+			   uint64_t data_bytes, uint32_t bump)
 {
 	uint64_t events = 0, now = (uint64_t)time(NULL);
 	struct mqs_sb *sb;
@@ -184,7 +190,7 @@ static int build_assembled(struct sbw *w, struct mqs_cand **m, uint32_t nr,
 			return MQS_EXIT_FAIL;
 		}
 		*sb = m[s]->sb;
-		sb->events = events + 1;
+		sb->events = events + bump;
 		sb->state = MQS_SB_STATE_ACTIVE;
 		sb->utime = now;
 		sb->data_bytes = data_bytes;
@@ -272,7 +278,11 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 			  label, mqs_size_human(data_bytes, a, sizeof(a)),
 			  mqs_size_human(sb->data_bytes, b, sizeof(b)));
 	}
-	rc = build_assembled(w, m, nr, data_bytes);
+	rc = build_assembled(w, m, nr, data_bytes, 1);
+	if (!rc)
+		rc = sbw_write_all(w, nr);
+	if (!rc)
+		rc = build_assembled(w, m, nr, data_bytes, 2);
 	if (!rc)
 		rc = sbw_write_all(w, nr);
 	sbw_release(w, nr);

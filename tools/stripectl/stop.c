@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -49,32 +50,52 @@ static void remove_stale_node(uint32_t index, uint32_t major, uint32_t minor)
 }
 
 /*
- * Every member's superblock: events + 1, state clean.  The array is gone
- * already, so a member that cannot be written (it failed, or went away) is
- * a warning, not a failed stop: its event counter stays one behind, which
- * assemble accepts.
+ * Every member's superblock, in two passes over all members: events + 1
+ * (state still active), then events + 1 and state clean.  A member copied
+ * (or left out) while the array ran is then two events behind the others,
+ * which assemble refuses as stale; a stop cut short leaves at most one
+ * event between members, which it accepts (docs/FORMAT.md "Updates").
+ * The array is gone already, so a member that cannot be written (it
+ * failed, or went away) is a warning, not a failed stop.
  */
 static void update_superblocks(const struct mqstripe_info *info,
 			       const struct mqstripe_member_info *members,
 			       uint32_t nr)
 {
 	char path[PATH_MAX], why[MQS_ERR_LEN];
-	uint32_t i;
+	uint32_t i, pass;
+	bool *skip;
 
-	for (i = 0; i < nr; i++) {
-		const struct mqstripe_member_info *m = &members[i];
-		uint64_t devno = makedev(m->major, m->minor);
-
-		if (mqs_find_node(devno, path, sizeof(path))) {
-			mqs_error("warning: member %u:%u (slot %u) is gone: its superblock was not updated; the array is stopped",
-				  m->major, m->minor, m->slot);
-			continue;
-		}
-		if (sb_update_member(path, info->uuid, m->slot,
-				     MQS_SB_STATE_CLEAN, why, sizeof(why)) < 0)
-			mqs_error("warning: %s (slot %u): superblock not updated: %s; the array is stopped",
-				  path, m->slot, why);
+	skip = calloc(nr ? nr : 1, sizeof(*skip));
+	if (!skip) {
+		mqs_error("warning: out of memory: the superblocks were not updated; the array is stopped");
+		goto out;
 	}
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < nr; i++) {
+			const struct mqstripe_member_info *m = &members[i];
+			uint64_t devno = makedev(m->major, m->minor);
+
+			if (skip[i])
+				continue;
+			if (mqs_find_node(devno, path, sizeof(path))) {
+				mqs_error("warning: member %u:%u (slot %u) is gone: its superblock was not updated; the array is stopped (assembling it again takes 'assemble --force')",
+					  m->major, m->minor, m->slot);
+				skip[i] = true;
+				continue;
+			}
+			if (sb_update_member(path, info->uuid, m->slot,
+					     pass ? MQS_SB_STATE_CLEAN :
+					     MQS_SB_STATE_ACTIVE,
+					     why, sizeof(why)) < 0) {
+				mqs_error("warning: %s (slot %u): superblock not updated: %s; the array is stopped (assembling it again may take 'assemble --force')",
+					  path, m->slot, why);
+				skip[i] = true;
+			}
+		}
+	}
+	free(skip);
+out:
 	incr_forget(info->uuid);
 }
 

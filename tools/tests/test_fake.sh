@@ -244,8 +244,8 @@ ex() {	# ex DEV KEY: a value of examine --export
 	LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$1" 2>/dev/null |
 		sed -n "s/^$2=//p"
 }
-check "stop marked the superblocks clean and bumped the events" \
-	eval '[ "$(ex "$L0" MQSTRIPE_STATE) $(ex "$L0" MQSTRIPE_EVENTS)" = "clean 2" ] && [ "$(ex "$L2" MQSTRIPE_EVENTS)" = 2 ]'
+check "stop marked the superblocks clean and bumped the events twice (two passes)" \
+	eval '[ "$(ex "$L0" MQSTRIPE_STATE) $(ex "$L0" MQSTRIPE_EVENTS)" = "clean 3" ] && [ "$(ex "$L2" MQSTRIPE_EVENTS)" = 3 ]'
 sc examine "$L1"
 check "examine: text" eval 'rc_is 0 && grep -qE "^  slot: +1$" "$TMP/out" && grep -qE "^  name: +db$" "$TMP/out" && grep -q "(correct)" "$TMP/out" && no_err'
 sc examine --json "$L1"
@@ -296,11 +296,19 @@ sc list --json
 if have_jq; then
 	check "assembled in slot order, name and UUID kept" eval "jq_is '[.arrays[0] | .name, .uuid, .chunk_bytes, ([.members[].device] | join(\",\"))]' '[\"db\",\"$U0\",65536,\"$L0,$L1,$L2\"]'"
 fi
-check "assemble bumped the events and marked active" \
-	eval '[ "$(ex "$L1" MQSTRIPE_STATE) $(ex "$L1" MQSTRIPE_EVENTS)" = "active 3" ]'
+check "assemble bumped the events twice (two passes) and marked active" \
+	eval '[ "$(ex "$L1" MQSTRIPE_STATE) $(ex "$L1" MQSTRIPE_EVENTS)" = "active 5" ]'
+# a copy of a member taken while the array runs is stale after the stop
+dd if="$L1" of="$TMP/running1" bs=4K skip=1 count=1 status=none
 sc assemble "$L0" "$L1" "$L2"
 check "assemble of a running array" eval "rc_is 1 && err_is \"array 'db' .* is already running as /dev/mqstripe0\""
 sc stop db
+dd if="$L1" of="$TMP/stopped1" bs=4K skip=1 count=1 status=none
+dd if="$TMP/running1" of="$L1" bs=4K seek=1 count=1 conv=notrunc status=none
+sc assemble "$L0" "$L1" "$L2"
+check "a member copied while the array ran is stale after the stop (two events behind)" \
+	eval "rc_is 1 && err_is \"^stripectl: $L1: stale member of array 'db' .*: its event counter is 5, $L0 is at 7\""
+dd if="$TMP/stopped1" of="$L1" bs=4K seek=1 count=1 conv=notrunc status=none
 
 # each refusal with its own message, nothing started
 refused() {	# refused DESC REGEX ARGS...
@@ -371,7 +379,7 @@ refused "stale member" "$L1: stale member of .*start it anyway with 'stripectl a
 	assemble "$L0" "$L1" "$L2"
 sc assemble --force "$L0" "$L1" "$L2"
 check "assemble --force starts it, saying which member is how far behind" \
-	eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: $L1 \\(slot 1 of array 'db' \\(UUID $U0\\)\\) is 2 events behind $L0 \\([0-9]+ vs [0-9]+\\): started anyway \\(--force\\)\""
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: $L1 \\(slot 1 of array 'db' \\(UUID $U0\\)\\) is 4 events behind $L0 \\([0-9]+ vs [0-9]+\\): started anyway \\(--force\\)\""
 check "... and bumps it with the others" \
 	eval '[ "$(ex "$L1" MQSTRIPE_EVENTS)" = "$(ex "$L0" MQSTRIPE_EVENTS)" ]'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
