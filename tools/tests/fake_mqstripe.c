@@ -18,6 +18,10 @@
  *   FAKE_MQS_CREATE_FAIL   "errno,error_code,error_member": CREATE fails so
  *   FAKE_MQS_MEMBER_SIZE   bytes BLKGETSIZE64 reports for any device
  *   FAKE_MQS_MEMBER_PBS    bytes BLKPBSZGET reports for any device
+ *   FAKE_MQS_CREATE_EXEC   a shell command run when CREATE is called
+ *   FAKE_MQS_CUT_AFTER     N: a power cut right after the Nth superblock
+ *                          write (4096 bytes at byte 4096) has reached the
+ *                          device: the process ends at once (exit 137)
  *
  * nanosleep() returns at once (below): stripectl's waits take no time here.
  *
@@ -85,6 +89,8 @@ REAL(int, unlink, const char *)
 REAL(int, chown, const char *, uid_t, gid_t)
 REAL(int, ioctl, int, unsigned long, ...)
 REAL(int, close, int)
+REAL(ssize_t, pwrite, int, const void *, size_t, off_t)
+REAL(ssize_t, pwrite64, int, const void *, size_t, off_t)
 
 static const char *root(void)
 {
@@ -614,4 +620,37 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
 	if (rem)
 		*rem = (struct timespec){ 0 };
 	return 0;
+}
+
+/*
+ * FAKE_MQS_CUT_AFTER: stripectl writes a superblock as one pwrite() of
+ * 4096 bytes at byte 4096 (O_DIRECT, fsync after), so "the power failed
+ * right after write N" is: do write N, make it durable, and end the
+ * process before it does anything more.
+ */
+static ssize_t cut_write(ssize_t (*real)(int, const void *, size_t, off_t),
+			 int fd, const void *buf, size_t len, off_t off)
+{
+	static unsigned long writes;
+	const char *cut = getenv("FAKE_MQS_CUT_AFTER");
+	ssize_t n = real(fd, buf, len, off);
+
+	if (cut && len == 4096 && off == 4096 && n == 4096 &&
+	    ++writes >= strtoul(cut, NULL, 10)) {
+		fsync(fd);
+		_exit(137);
+	}
+	return n;
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	init_pwrite();
+	return cut_write(real_pwrite, fd, buf, len, off);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
+{
+	init_pwrite64();
+	return cut_write(real_pwrite64, fd, buf, len, off);
 }

@@ -468,4 +468,82 @@ check "assemble --incremental with two devices" eval "rc_is 2 && err_is 'exactly
 sc assemble --name a --uuid "$U0" "$L0"
 check "assemble --name and --uuid" eval "rc_is 2 && err_is 'not both'"
 
+# --- a power cut after each superblock write (FAKE_MQS_CUT_AFTER: the
+# write reaches the device, then the process ends) of create, stop,
+# assemble (also one that grows the array) and zero-superblock.  After
+# each cut, "assemble" (or "assemble --force") gives the array back, or
+# refuses with a message docs/FORMAT.md names, starting nothing.
+C=("$L0" "$L1" "$L2")
+CUT_ENV=	# VAR=VALUE for the cut command and the recovery, not the setup
+quiet() { LD_PRELOAD=$FAKE "$STRIPECTL" "$@" >/dev/null 2>&1; }
+fresh() {	# no array, no superblock on the three members
+	quiet stop cut
+	quiet zero-superblock "${C[@]}"
+}
+# cut OP SETUP RECOVERY: for k = 1, 2, ... run "stripectl OP" cut after
+# write k (after SETUP, a function) until it runs to its end; after each
+# cut, RECOVERY (a function setting ok=1 when the outcome is right, else
+# why=...) judges what "assemble" makes of the members
+cut() {
+	local op=$1 setup=$2 recover=$3 k bad=() ncut=0
+	for k in $(seq 1 20); do
+		fresh
+		$setup
+		# shellcheck disable=SC2086	# OP and CUT_ENV are word lists
+		env $CUT_ENV FAKE_MQS_CUT_AFTER=$k LD_PRELOAD=$FAKE "$STRIPECTL" $op >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		[ "$rc" = 137 ] || break
+		ncut=$((ncut + 1))
+		ok=0
+		why=
+		$recover
+		[ "$ok" = 1 ] || bad+=("after write $k: $why")
+	done
+	if [ "$rc" != 137 ] && [ "$ncut" -gt 0 ] && [ ${#bad[@]} -eq 0 ]; then
+		ok "power cut after each of the $ncut superblock writes of '$op'${CUT_ENV:+ ($CUT_ENV)}: recovered or refused as documented"
+	else
+		not_ok "power cut after each superblock write of '$op' (cut $ncut times, last exit $rc)"
+		printf '# %s\n' "${bad[@]}"
+	fi
+	quiet stop cut
+}
+running_cut() { [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "cut"' | wc -l)" = 1 ]; }
+# the array must come back (assemble, else assemble --force)
+comes_back() {
+	local how
+	for how in "" --force; do
+		# shellcheck disable=SC2086	# how is empty or one word
+		env $CUT_ENV LD_PRELOAD=$FAKE "$STRIPECTL" assemble $how "${C[@]}" >"$TMP/rout" 2>"$TMP/rerr"
+		if [ $? = 0 ] && running_cut; then
+			ok=1
+			return
+		fi
+	done
+	why="assemble and assemble --force failed: $(head -c 300 "$TMP/rerr")"
+}
+# back, or refused (a member without a superblock, or missing), nothing started
+back_or_refused() {
+	# shellcheck disable=SC2086	# CUT_ENV is a word list
+	env $CUT_ENV LD_PRELOAD=$FAKE "$STRIPECTL" assemble "${C[@]}" >"$TMP/rout" 2>"$TMP/rerr"
+	if [ $? = 0 ] && running_cut; then
+		ok=1
+	elif grep -qE "no mqstripe superblock: not a member|is missing: found" "$TMP/rerr" &&
+		! running_cut; then
+		ok=1
+	else
+		why="neither started nor refused as documented: $(head -c 300 "$TMP/rerr")"
+	fi
+}
+made() { quiet create --name cut --chunk 64K "${C[@]}"; }
+stopped() { made; quiet stop cut; }
+cut "create --name cut --chunk 64K ${C[*]}" : back_or_refused
+cut "stop cut" made comes_back
+cut "assemble ${C[*]}" stopped comes_back
+# members grown by 64 MiB since the stop: the assembly grows the array
+CUT_ENV="FAKE_MQS_MEMBER_SIZE=$(((1 << 30) + (64 << 20)))"
+cut "assemble ${C[*]}" stopped comes_back
+CUT_ENV=
+cut "zero-superblock ${C[*]}" stopped back_or_refused
+fresh
+
 finish
