@@ -135,6 +135,42 @@ static int check_options(uint64_t chunk, uint64_t offset, bool depth_given,
 	return MQS_EXIT_OK;
 }
 
+/*
+ * Two nodes of one disk (two paths of a namespace with NVMe multipath
+ * off, SCSI paths without multipathd) are refused before anything is
+ * written, by the identity the disk reports (mqs_dev_identity()).  Disks
+ * that report none are caught after the writes instead: the superblocks
+ * are read back (sbw_verify_all()).
+ */
+static int check_identities(const struct mqs_member *members, size_t nr)
+{
+	char (*id)[288];
+	size_t i, j;
+	int rc = MQS_EXIT_OK;
+
+	id = calloc(nr, sizeof(*id));
+	if (!id) {
+		mqs_error("out of memory");
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; i < nr && !rc; i++) {
+		if (mqs_dev_identity(major(members[i].rdev),
+				     minor(members[i].rdev), id[i],
+				     sizeof(id[i])))
+			continue;
+		for (j = 0; j < i; j++) {
+			if (strcmp(id[i], id[j]))
+				continue;
+			mqs_error("%s and %s are one disk: both report the identity %s; give each disk once (with two paths to a namespace, use the multipath device)",
+				  members[j].path, members[i].path, id[i]);
+			rc = MQS_EXIT_FAIL;
+			break;
+		}
+	}
+	free(id);
+	return rc;
+}
+
 static int check_members(struct mqs_member *members, size_t nr,
 			 uint64_t chunk, uint64_t offset)
 {
@@ -147,6 +183,8 @@ static int check_members(struct mqs_member *members, size_t nr,
 			return rc;
 	}
 	rc = check_distinct(members, nr);
+	if (!rc)
+		rc = check_identities(members, nr);
 	if (rc)
 		return rc;
 	for (i = 0; i < nr; i++) {

@@ -145,6 +145,53 @@ int mqs_is_zoned(uint32_t major, uint32_t minor)
 }
 
 /**
+ * mqs_dev_identity() - a name a device keeps whichever node reaches it
+ * @major: device number.
+ * @minor: device number.
+ * @buf: out: the disk's WWID (the "wwid" of an NVMe namespace, made from
+ *	its NGUID, EUI-64 or UUID, else vendor, serial, model and NSID:
+ *	drivers/nvme/host/core.c wwid_show(); "device/wwid" of a SCSI disk,
+ *	from VPD page 0x83), and for a partition ":start=" and its first
+ *	sector.
+ * @len: room at @buf.
+ *
+ * Two nodes with one identity are one disk: two paths of a namespace with
+ * the kernel's NVMe multipath off, two SCSI paths without multipathd.
+ *
+ * Return: 0, or a negative errno when the device has none (loop devices,
+ * virtio disks, dm and md devices).
+ */
+int mqs_dev_identity(uint32_t major, uint32_t minor, char *buf, size_t len)
+{
+	static const char *const files[] = { "wwid", "device/wwid" };
+	char path[PATH_MAX], start[32] = "", id[256];
+	uint32_t dma, dmi;
+	size_t i;
+	int rc;
+
+	rc = mqs_whole_disk(major, minor, &dma, &dmi);
+	if (rc)
+		return rc;
+	if (dma != major || dmi != minor) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/start",
+			 major, minor);
+		rc = mqs_sysfs_read(path, start, sizeof(start));
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", dma,
+			 dmi, files[i]);
+		if (!mqs_sysfs_read(path, id, sizeof(id)) && id[0]) {
+			snprintf(buf, len, "%s%s%s", id, start[0] ? ":start=" : "",
+				 start);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/**
  * mqs_whole_disk() - major:minor of the disk holding a partition
  * @major: device number.
  * @minor: device number.

@@ -11,6 +11,7 @@ int mqs_sysfs_devt(const char *path, uint32_t *major, uint32_t *minor);
 int mqs_devname(uint32_t major, uint32_t minor, char *buf, size_t len);
 int mqs_disk_name(uint32_t major, uint32_t minor, char *buf, size_t len);
 int mqs_is_zoned(uint32_t major, uint32_t minor);
+int mqs_dev_identity(uint32_t major, uint32_t minor, char *buf, size_t len);
 int mqs_whole_disk(uint32_t major, uint32_t minor, uint32_t *disk_major,
 		   uint32_t *disk_minor);
 

@@ -7,7 +7,8 @@
  * in a file so that create, list, status and stop see the same state.
  *
  * Paths under /dev/mqstripe*, /sys/block/mqstripe* and /sys/module/mqstripe
- * are moved below $FAKE_MQS_ROOT; everything else is the real system.
+ * are moved below $FAKE_MQS_ROOT, and /sys/dev/block/M:m/wwid when the test
+ * made one there; everything else is the real system.
  *
  * Knobs (environment):
  *   FAKE_MQS_ROOT          directory for the fake /dev and /sys (required)
@@ -111,6 +112,7 @@ static const char *moved(const char *path, char *buf, size_t len)
 		"/sys/class/misc/" MQSTRIPE_CONTROL_NAME,
 		"/sys/module/mqstripe/",
 	};
+	struct stat st;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(prefixes); i++) {
@@ -118,6 +120,13 @@ static const char *moved(const char *path, char *buf, size_t len)
 			snprintf(buf, len, "%s%s", root(), path);
 			return buf;
 		}
+	}
+	/* a device identity the test made: $FAKE_MQS_ROOT/sys/dev/block/M:m/wwid */
+	if (!strncmp(path, "/sys/dev/block/", 15) && strstr(path, "/wwid")) {
+		snprintf(buf, len, "%s%s", root(), path);
+		init_stat();
+		if (!real_stat(buf, &st))
+			return buf;
 	}
 	return path;
 }

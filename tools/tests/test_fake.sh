@@ -196,6 +196,19 @@ else
 	skip "cannot attach a 7th loop device" "one disk through two nodes"
 fi
 
+# --- two nodes that report one identity (two paths of a namespace): create
+# refuses before writing anything
+for l in "$L3" "$L4"; do
+	d=$R/sys/dev/block/$((0x$(stat -c %t "$l"))):$((0x$(stat -c %T "$l")))
+	mkdir -p "$d"
+	echo "eui.0025388b91c1a2b3" >"$d/wwid"
+done
+before=$(od -An -v -tx1 -j4096 -N4096 "$L3" | md5sum)
+sc create --force --name paths "$L3" "$L4" "$L0"
+check "two nodes with one WWID: refused before writing, naming both and the identity" \
+	eval "rc_is 1 && err_is '^stripectl: $L3 and $L4 are one disk: both report the identity eui.0025388b91c1a2b3' && [ \"\$(od -An -v -tx1 -j4096 -N4096 $L3 | md5sum)\" = \"$before\" ]"
+rm -rf "$R/sys/dev"
+
 # --- list and status ---
 sc list
 U0=$(sed -n 's/^MQSTRIPE_ARRAY_UUID=//p' "$TMP/ex0")
