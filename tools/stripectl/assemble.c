@@ -802,7 +802,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		{ "uuid", 'u', OPT_STR, &uuid_str, NULL, "UUID",
 		  "assemble only the array with this UUID" },
 		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
-		  "start an array whose members are behind by more than one event (stale: a copy, or one that missed updates), saying which and by how much; not with --incremental" },
+		  "start the array even with stale members (a copy, or one that missed updates: behind by more than one event), saying which and by how much; not for incremental assembly" },
 		{ 0 }
 	};
 	struct asm_ctx ctx = { .lock_fd = -1 };
