@@ -291,7 +291,7 @@ static int check_signatures(struct sbw *w, size_t nr, bool force)
 			goto out;
 	}
 	for (i = 0; i < nr; i++) {
-		found[i] = mqs_signatures(w[i].excl, false, desc,
+		found[i] = mqs_signatures(w[i].excl, false, NULL, desc,
 					  sizeof(desc));
 		if (found[i] < 0) {
 			mqs_error("%s: cannot look for signatures (libblkid): %s",
@@ -315,7 +315,13 @@ static int check_signatures(struct sbw *w, size_t nr, bool force)
 	for (i = 0; force && i < nr; i++) {
 		if (!found[i])
 			continue;
-		found[i] = mqs_signatures(w[i].excl, true, desc, sizeof(desc));
+		w[i].wiped = calloc(1, sizeof(*w[i].wiped));
+		if (!w[i].wiped) {
+			mqs_error("out of memory");
+			goto out;
+		}
+		found[i] = mqs_signatures(w[i].excl, true, w[i].wiped, desc,
+					  sizeof(desc));
 		if (found[i] < 0) {
 			mqs_error("%s: wiping the old signatures failed: %s",
 				  w[i].path, strerror(-found[i]));
@@ -405,6 +411,7 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 	struct mqs_ctl ctl;
 	struct sbw *w;
 	uint32_t i, index;
+	bool started = false;
 	int rc, lock;
 
 	rc = ctl_open_or_report(&ctl);
@@ -439,8 +446,13 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 		if (rc)
 			sbw_restore_all(w, req->nr_members);
 		else
-			rc = announce_array(&ctl, index);
+			started = true;
 	}
+	/* no array: what --force wiped comes back */
+	if (!started)
+		sbw_unwipe_all(w, req->nr_members);
+	else
+		rc = announce_array(&ctl, index);
 	sbw_free(w, req->nr_members);
 out_ctl:
 	mqs_meta_unlock(lock);
@@ -467,7 +479,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		{ "data-offset", 'o', OPT_SIZE, &offset, NULL, "SIZE",
 		  "where data starts on every member: at least 8K (the superblock is at 4K), a multiple of 4K and of the members' physical block size (default 1M)" },
 		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
-		  "wipe what the members carry (filesystems, partition tables, md or LVM signatures, an mqstripe superblock) instead of refusing; members in use are refused all the same" },
+		  "wipe what the members carry (filesystems, partition tables, md or LVM signatures, an mqstripe superblock) instead of refusing, and put it back if the array does not start; members in use are refused all the same" },
 		{ 0 }
 	};
 	struct mqs_create_req req;

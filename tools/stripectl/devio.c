@@ -499,11 +499,80 @@ static void describe_blkid(blkid_probe pr, char *buf, size_t len)
 		snprintf(buf, len, "a signature (%s)", extra);
 }
 
+/*
+ * Before blkid_do_wipe() erases the magic the probe just found (it writes
+ * zeros over SBMAGIC or PTMAGIC at its offset), keep those bytes.
+ */
+static int wipe_save(blkid_probe pr, int fd, struct mqs_wipe_log *log)
+{
+	const char *off = NULL, *magic = NULL;
+	size_t mlen = 0;
+	unsigned int i = log->nr;
+
+	if (blkid_probe_lookup_value(pr, "SBMAGIC_OFFSET", &off, NULL) ||
+	    blkid_probe_lookup_value(pr, "SBMAGIC", &magic, &mlen)) {
+		if (blkid_probe_lookup_value(pr, "PTMAGIC_OFFSET", &off,
+					     NULL) ||
+		    blkid_probe_lookup_value(pr, "PTMAGIC", &magic, &mlen))
+			return 0;	/* nothing will be wiped */
+	}
+	if (i >= MQS_WIPE_MAX || !mlen || mlen > MQS_WIPE_MAGIC_MAX)
+		return -E2BIG;
+	log->off[i] = strtoull(off, NULL, 10);
+	log->len[i] = (unsigned int)mlen;
+	if (pread(fd, log->bytes[i], mlen, (off_t)log->off[i]) != (ssize_t)mlen)
+		return -EIO;
+	log->nr++;
+	return 0;
+}
+
+/**
+ * mqs_unwipe() - put back what mqs_signatures() erased
+ * @fd: the device, open read-write (held exclusively).
+ * @log: what was erased.
+ *
+ * Newest first; a magic is put back only where the device still holds
+ * the zeros the wipe wrote (anything else was written by someone since
+ * and stays).  Then the kernel re-reads a partition table that came back.
+ *
+ * Return: 0, or the negative errno of the first failure (the rest are
+ * still tried).
+ */
+int mqs_unwipe(int fd, const struct mqs_wipe_log *log)
+{
+	static const uint8_t zero[MQS_WIPE_MAGIC_MAX];
+	uint8_t cur[MQS_WIPE_MAGIC_MAX];
+	unsigned int i;
+	int rc = 0;
+
+	for (i = log->nr; i-- > 0;) {
+		ssize_t n = pread(fd, cur, log->len[i], (off_t)log->off[i]);
+
+		if (n != (ssize_t)log->len[i]) {
+			rc = rc ? rc : -EIO;
+			continue;
+		}
+		if (memcmp(cur, zero, log->len[i]))
+			continue;
+		if (pwrite(fd, log->bytes[i], log->len[i],
+			   (off_t)log->off[i]) != (ssize_t)log->len[i])
+			rc = rc ? rc : -EIO;
+	}
+	if (fsync(fd) && !rc)
+		rc = -errno;
+	mqs_dev_drop_cache(fd);
+	if (log->nr)
+		ioctl(fd, BLKRRPART, 0);	/* a table back: its partitions */
+	return rc;
+}
+
 /**
  * mqs_signatures() - find (and wipe) what libblkid recognises on a device
  * @fd: the device, open read-write (exclusively, to wipe).
  * @wipe: erase every signature found, as "wipefs -a" does, then re-read
  *	the partition table if one was erased.
+ * @log: with @wipe, where to keep what was erased, for mqs_unwipe(); may
+ *	be NULL.
  * @desc: the first signature, as a phrase ("a filesystem (xfs, UUID ..)").
  * @len: room at @desc.
  *
@@ -512,7 +581,8 @@ static void describe_blkid(blkid_probe pr, char *buf, size_t len)
  *
  * Return: the number of signatures found (0: none), or a negative errno.
  */
-int mqs_signatures(int fd, bool wipe, char *desc, size_t len)
+int mqs_signatures(int fd, bool wipe, struct mqs_wipe_log *log, char *desc,
+		   size_t len)
 {
 	blkid_probe pr;
 	bool pt = false;
@@ -547,6 +617,10 @@ int mqs_signatures(int fd, bool wipe, char *desc, size_t len)
 			pt = true;
 		if (!wipe)
 			continue;
+		if (log && wipe_save(pr, fd, log)) {
+			rc = -E2BIG;
+			break;
+		}
 		if (blkid_do_wipe(pr, 0)) {
 			rc = -EIO;
 			break;

@@ -24,9 +24,28 @@ bool mqs_stacked_under(uint64_t devno, char *holder, size_t len);
 int mqs_scan_devices(struct mqs_cand **out, size_t *nout);
 void mqs_free_cands(struct mqs_cand *cands, size_t n);
 
+/**
+ * struct mqs_wipe_log - what mqs_signatures() erased on one device, to put
+ *	back (as "wipefs --backup" keeps it)
+ * @nr: entries used.
+ * @off: byte offset of each erased magic.
+ * @len: its length in bytes (at most MQS_WIPE_MAGIC_MAX).
+ * @bytes: the bytes that were there.
+ */
+#define MQS_WIPE_MAX		64
+#define MQS_WIPE_MAGIC_MAX	64
+struct mqs_wipe_log {
+	unsigned int nr;
+	uint64_t off[MQS_WIPE_MAX];
+	unsigned int len[MQS_WIPE_MAX];
+	uint8_t bytes[MQS_WIPE_MAX][MQS_WIPE_MAGIC_MAX];
+};
+
 int mqs_open_excl(const char *path);
 bool mqs_busy_reason(const char *path, char *buf, size_t len);
-int mqs_signatures(int fd, bool wipe, char *desc, size_t len);
+int mqs_signatures(int fd, bool wipe, struct mqs_wipe_log *log, char *desc,
+		   size_t len);
+int mqs_unwipe(int fd, const struct mqs_wipe_log *log);
 void mqs_sb_describe(const struct mqs_sb *sb, enum mqs_sb_status status,
 		     char *buf, size_t len);
 int mqs_random_uuid(uint8_t uuid[16]);

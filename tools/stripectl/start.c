@@ -347,6 +347,37 @@ void sbw_restore_all(struct sbw *w, size_t n)
 	sbw_release(w, n);
 }
 
+/**
+ * sbw_unwipe_all() - put back what "create --force" wiped
+ * @w: the members.
+ * @n: how many.
+ *
+ * When the array does not start after the wipe (a refusal, a failed
+ * write, a failed CREATE), the filesystems, tables and RAID signatures
+ * the wipe erased come back (mqs_unwipe(): only where the zeros it wrote
+ * are still there), after sbw_restore_all() put the superblock areas back.
+ * Best effort, with a message for each device it cannot put back.
+ */
+void sbw_unwipe_all(struct sbw *w, size_t n)
+{
+	size_t i;
+	int fd, rc;
+
+	for (i = 0; i < n; i++) {
+		if (!w[i].wiped || !w[i].wiped->nr)
+			continue;
+		fd = w[i].excl >= 0 ? w[i].excl : mqs_open_excl(w[i].path);
+		rc = fd < 0 ? fd : mqs_unwipe(fd, w[i].wiped);
+		if (rc)
+			mqs_error("%s: cannot put back the signatures --force wiped: %s",
+				  w[i].path, strerror(-rc));
+		else
+			w[i].wiped->nr = 0;
+		if (fd >= 0 && fd != w[i].excl)
+			close(fd);
+	}
+}
+
 /* Close the descriptors (before CREATE: the module claims the members). */
 void sbw_release(struct sbw *w, size_t n)
 {
@@ -372,6 +403,7 @@ void sbw_free(struct sbw *w, size_t n)
 	for (i = 0; i < n; i++) {
 		free(w[i].old);
 		free(w[i].new);
+		free(w[i].wiped);
 	}
 	free(w);
 }

@@ -88,6 +88,8 @@ void mqs_meta_unlock(int fd);
 const char *array_state_name(uint32_t state);
 const char *member_state_name(uint32_t state);
 
+struct mqs_wipe_log;
+
 /**
  * struct sbw - one member whose superblock is being written (start.c)
  * @path: the device.
@@ -96,6 +98,8 @@ const char *member_state_name(uint32_t state);
  * @old: the block as it was (restored if starting the array fails).
  * @new: the block to write.
  * @written: @new is on the device.
+ * @wiped: what "create --force" wiped on it (put back if the array does not
+ *	start), or NULL.
  */
 struct sbw {
 	const char *path;
@@ -104,6 +108,7 @@ struct sbw {
 	uint8_t *old;
 	uint8_t *new;
 	bool written;
+	struct mqs_wipe_log *wiped;
 };
 
 int check_member_path(struct mqs_member *m);
@@ -116,6 +121,7 @@ int sbw_reread(struct sbw *w);
 int sbw_write_all(struct sbw *w, size_t n);
 int sbw_verify_all(struct sbw *w, size_t n);
 void sbw_restore_all(struct sbw *w, size_t n);
+void sbw_unwipe_all(struct sbw *w, size_t n);
 void sbw_release(struct sbw *w, size_t n);
 void sbw_free(struct sbw *w, size_t n);
 int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,

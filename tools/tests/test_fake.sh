@@ -442,6 +442,11 @@ if command -v mkfs.ext4 >/dev/null; then
 	mkfs.ext4 -q -F "$L3" >/dev/null 2>&1
 	sc create "$L3" "$L4"
 	check "create refuses an ext4 member" eval "rc_is 1 && err_is '^stripectl: $L3: holds a filesystem \\(ext4, UUID .*give --force'"
+	ext4=$(blkid -p -o export "$L3" | grep -E '^(TYPE|UUID)=' | tr '\n' ' ')
+	python3 "$SBTOOL" gpt "$L4"
+	FAKE_MQS_CREATE_FAIL=16,4,1 sc create --force --name e "$L3" "$L4"
+	check "create --force whose CREATE fails puts back what it wiped: the ext4 and the GPT" \
+		eval "rc_is 1 && [ \"\$(blkid -p -o export $L3 | grep -E '^(TYPE|UUID)=' | tr '\\n' ' ')\" = '$ext4' ] && e2fsck -fn $L3 >/dev/null 2>&1 && blkid -p $L4 | grep -q PTTYPE=.gpt"
 	sc create --force --name e "$L3" "$L4"
 	check "create --force wipes it" eval 'rc_is 0 && ! blkid -p "$L3" >/dev/null 2>&1'
 	LD_PRELOAD=$FAKE "$STRIPECTL" stop e
