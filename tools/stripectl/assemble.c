@@ -99,11 +99,6 @@ static int ctx_ctl(struct asm_ctx *ctx)
 }
 
 /* The device spelled for messages: "/dev/mqstripeN". */
-static void dev_path(uint32_t index, char *buf, size_t len)
-{
-	snprintf(buf, len, "/dev/%s%u", MQSTRIPE_DISK_PREFIX, index);
-}
-
 /* ----- starting one array ----- */
 
 static void report_cand(const struct mqs_cand *c)
@@ -134,7 +129,7 @@ static int check_running(struct asm_ctx *ctx, const struct mqs_sb *sb,
 		*running = true;
 		if (quiet_if_running)
 			return MQS_EXIT_OK;
-		dev_path(index, path, sizeof(path));
+		mqs_array_node(index, path, sizeof(path));
 		mqs_error("%s is already running as %s (see 'stripectl status %s')",
 			  label, path, path);
 		return MQS_EXIT_FAIL;
@@ -152,7 +147,7 @@ static int check_running(struct asm_ctx *ctx, const struct mqs_sb *sb,
 		report_ctl_error("list", rc, ctx->ctl.kernel_abi);
 		return MQS_EXIT_FAIL;
 	}
-	dev_path(index, path, sizeof(path));
+	mqs_array_node(index, path, sizeof(path));
 	mqs_format_uuid(info.uuid, u);
 	mqs_error("%s cannot start: another array named '%s' is running as %s (UUID %s); stop it first",
 		  label, sb->name, path, u);
@@ -728,7 +723,7 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 			rc = MQS_EXIT_OK;
 			goto out;
 		}
-		dev_path(index, node, sizeof(node));
+		mqs_array_node(index, node, sizeof(node));
 		mqs_error("%s: %s is already running as %s without this device (a copy of slot %u?)",
 			  path, label, node, me.sb.slot);
 		goto out;

@@ -606,7 +606,7 @@ int announce_array(struct mqs_ctl *ctl, uint32_t index)
 	char path[64];
 	int rc;
 
-	snprintf(path, sizeof(path), "/dev/%s%u", MQSTRIPE_DISK_PREFIX, index);
+	mqs_array_node(index, path, sizeof(path));
 	if (mqs_info(ctl, index, &info, NULL, 0))
 		info.major = info.minor = 0;
 	rc = wait_node(path, info.major, info.minor);

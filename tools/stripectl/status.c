@@ -46,11 +46,6 @@ static const struct {
 
 #define NR_QLIMITS ARRAY_SIZE(qlimits)
 
-static void dev_path(uint32_t index, char *buf, size_t len)
-{
-	snprintf(buf, len, "/dev/%s%u", MQSTRIPE_DISK_PREFIX, index);
-}
-
 static const char *name_or_dash(const struct mqstripe_info *info)
 {
 	return info->name[0] ? info->name : "-";
@@ -141,7 +136,7 @@ static struct json_object *list_entry_json(uint32_t index,
 	struct json_object *o = json_object_new_object();
 	char path[64], uuid[37];
 
-	dev_path(index, path, sizeof(path));
+	mqs_array_node(index, path, sizeof(path));
 	mqs_format_uuid(info->uuid, uuid);
 	json_add(o, "device", json_object_new_string(path));
 	json_add(o, "index", json_u64(index));
@@ -218,7 +213,7 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 			continue;
 		}
 		if (rc) {
-			dev_path(idx[i], path, sizeof(path));
+			mqs_array_node(idx[i], path, sizeof(path));
 			report_ctl_error(path, rc, ctl.kernel_abi);
 			goto out;
 		}
@@ -231,7 +226,7 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 			continue;
 		}
 		row++;
-		dev_path(idx[i], path, sizeof(path));
+		mqs_array_node(idx[i], path, sizeof(path));
 		mqs_format_uuid(info.uuid, uuid);
 		table_set(&t, row, 0, "%s", path);
 		table_set(&t, row, 1, "%s", name_or_dash(&info));
@@ -305,7 +300,7 @@ static void status_json(uint32_t index, const struct mqstripe_info *info,
 	char path[64], uuid[37], name[PATH_MAX];
 	uint32_t i;
 
-	dev_path(index, path, sizeof(path));
+	mqs_array_node(index, path, sizeof(path));
 	mqs_format_uuid(info->uuid, uuid);
 	json_add(o, "device", json_object_new_string(path));
 	json_add(o, "index", json_u64(index));
@@ -389,7 +384,7 @@ static int status_text(uint32_t index, const struct mqstripe_info *info,
 	struct table t;
 	uint32_t i;
 
-	dev_path(index, path, sizeof(path));
+	mqs_array_node(index, path, sizeof(path));
 	mqs_format_uuid(info->uuid, uuid);
 	printf("%s:\n", path);
 	printf("  %-18s%s\n", "name:", name_or_dash(info));

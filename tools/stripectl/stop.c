@@ -38,7 +38,7 @@ static void remove_stale_node(uint32_t index, uint32_t major, uint32_t minor)
 	struct stat st;
 	int waited;
 
-	snprintf(path, sizeof(path), "/dev/%s%u", MQSTRIPE_DISK_PREFIX, index);
+	mqs_array_node(index, path, sizeof(path));
 	for (waited = 0; waited < NODE_GONE_MS; waited += BUSY_STEP_MS) {
 		if (lstat(path, &st))
 			return;
@@ -143,8 +143,7 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 		free(members);
 		return MQS_EXIT_OK;
 	case -EBUSY:
-		snprintf(path, sizeof(path), "/dev/%s%u", MQSTRIPE_DISK_PREFIX,
-			 index);
+		mqs_array_node(index, path, sizeof(path));
 		/* a mount or a holder (another array, md, dm) is named */
 		if (mqs_busy_reason(path, why, sizeof(why)))
 			mqs_error("%s: device is busy: %s", path, why);

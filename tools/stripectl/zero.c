@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stripectl zero-superblock: erase the superblock of members, each only
+ * while it is free (held exclusively for the write), under the metadata
+ * lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "devio.h"
+#include "stripectl.h"
+#include "superblock.h"
+
+/*
+ * A device given twice would be erased once and then reported as having no
+ * superblock: refuse that before erasing anything, as create and assemble
+ * do.  Paths that are no block device are left to the loop's message.
+ */
+static int zero_check_distinct(int n, char **paths)
+{
+	uint64_t *ids;
+	int *which;
+	size_t a, b, nr = 0;
+	int i, rc = MQS_EXIT_OK;
+
+	ids = calloc(n, sizeof(*ids));	/* n >= 1: the command needs a MEMBER */
+	which = calloc(n, sizeof(*which));
+	if (!ids || !which) {
+		mqs_error("out of memory");
+		rc = MQS_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct stat st;
+
+		/* no block device: reported in the erase loop */
+		if (!stat(paths[i], &st) && S_ISBLK(st.st_mode)) {
+			ids[nr] = st.st_rdev;
+			which[nr++] = i;
+		}
+	}
+	if (mqs_find_duplicate(ids, nr, &a, &b)) {
+		report_duplicate(paths[which[a]], paths[which[b]],
+				 "; nothing was erased");
+		rc = MQS_EXIT_FAIL;
+	}
+out:
+	free(which);
+	free(ids);
+	return rc;
+}
+
+int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
+{
+	static const struct opt opts[] = { { 0 } };
+	struct mqs_member m;
+	int first, i, rc, lock;
+
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
+	rc = zero_check_distinct(argc - first, argv + first);
+	if (rc)
+		return rc;
+	lock = mqs_meta_lock();
+	for (i = first; i < argc; i++) {
+		struct sbw w;
+
+		memset(&m, 0, sizeof(m));
+		m.path = argv[i];
+		if (check_member_path(&m)) {
+			rc = MQS_EXIT_FAIL;
+			continue;
+		}
+		sbw_init(&w, argv[i]);
+		if (sbw_claim(&w)) {
+			rc = MQS_EXIT_FAIL;
+		} else if (!mqs_sb_has_magic(w.old)) {
+			mqs_error("%s: no mqstripe superblock: nothing to erase",
+				  argv[i]);
+			rc = MQS_EXIT_FAIL;
+		} else {
+			memset(w.new, 0, MQS_SB_SIZE);
+			if (sbw_write_all(&w, 1))
+				rc = MQS_EXIT_FAIL;
+		}
+		sbw_release(&w, 1);
+		free(w.old);
+		free(w.new);
+	}
+	mqs_meta_unlock(lock);
+	return rc;
+}
