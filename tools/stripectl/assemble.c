@@ -210,7 +210,7 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 		       bool quiet_if_running)
 {
 	const struct mqs_sb *sb = &m[0]->sb;
-	struct mqs_member *members;
+	struct mqs_member_dev *members;
 	struct mqs_create_req req;
 	struct sbw *w = NULL;
 	uint64_t min_size = UINT64_MAX, data_bytes;
@@ -388,7 +388,7 @@ out:
 static int assemble_devices(struct asm_ctx *ctx, char **paths, size_t n,
 			    const char *name, const uint8_t *uuid)
 {
-	struct mqs_member *members;
+	struct mqs_member_dev *members;
 	struct mqs_cand *cands, **c = NULL, **chosen_c = NULL;
 	bool *chosen = NULL;
 	char err[MQS_ERR_LEN];
@@ -685,7 +685,7 @@ static bool is_member_of(struct asm_ctx *ctx, uint32_t index, uint64_t devno)
 
 static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 {
-	struct mqs_member member = { .path = path };
+	struct mqs_member_dev member = { .path = path };
 	struct mqstripe_info info;
 	struct mqs_cand me, *cands = NULL, **c = NULL;
 	char dir[PATH_MAX], label[MQS_ERR_LEN], node[64];

@@ -37,7 +37,8 @@
  * module will check, so that most refusals get a message naming the
  * numbers before any kernel call.
  */
-static int open_member(struct mqs_member *m, uint64_t chunk, uint64_t offset)
+static int open_member(struct mqs_member_dev *m, uint64_t chunk,
+		       uint64_t offset)
 {
 	char err[MQS_ERR_LEN], disk[NAME_MAX + 1];
 	unsigned int pbs = 0;
@@ -142,7 +143,8 @@ static int check_options(uint64_t chunk, uint64_t offset, bool depth_given,
  * that report none are caught after the writes instead: the superblocks
  * are read back (sbw_verify_all()).
  */
-static int check_identities(const struct mqs_member *members, size_t nr)
+static int check_identities(const struct mqs_member_dev *members,
+			    size_t nr)
 {
 	char (*id)[288];
 	size_t i, j;
@@ -171,7 +173,7 @@ static int check_identities(const struct mqs_member *members, size_t nr)
 	return rc;
 }
 
-static int check_members(struct mqs_member *members, size_t nr,
+static int check_members(struct mqs_member_dev *members, size_t nr,
 			 uint64_t chunk, uint64_t offset)
 {
 	size_t i;
@@ -340,7 +342,7 @@ out:
 static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 			     const uint8_t uuid[16])
 {
-	const struct mqs_member *m = req->members;
+	const struct mqs_member_dev *m = req->members;
 	uint64_t min_size = UINT64_MAX;
 	uint32_t i, array_lbs = 0;
 	struct mqs_sb *sb;
@@ -483,7 +485,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		{ 0 }
 	};
 	struct mqs_create_req req;
-	struct mqs_member *members;
+	struct mqs_member_dev *members;
 	uint8_t uuid[16];
 	size_t nr, i;
 	int first, rc;

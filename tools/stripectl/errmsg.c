@@ -170,7 +170,7 @@ void mqs_create_error(int err, uint32_t code, uint32_t member,
 		      uint32_t kernel_abi, const struct mqs_create_req *req,
 		      char *buf, size_t len)
 {
-	const struct mqs_member *m = NULL;
+	const struct mqs_member_dev *m = NULL;
 	const char *who = "one of the members";
 	char reason[MQS_ERR_LEN], a[32], b[32];
 

@@ -21,7 +21,7 @@
 #endif
 
 /* One member of a create request, as stripectl saw it. */
-struct mqs_member {
+struct mqs_member_dev {
 	const char *path;		/* as given on the command line */
 	int fd;				/* -1 when not open */
 	uint64_t rdev;			/* st_rdev */
@@ -33,7 +33,7 @@ struct mqs_member {
 
 /* A create request, with the defaults applied. */
 struct mqs_create_req {
-	struct mqs_member *members;
+	struct mqs_member_dev *members;
 	uint32_t nr_members;
 	uint64_t chunk_bytes;
 	uint64_t data_offset_bytes;	/* the one in effect */

@@ -27,7 +27,7 @@
 #define EXCL_RETRY_MS	2000	/* after a stop: the module let go */
 
 /* stat() a member: exists, is a block device. */
-int check_member_path(struct mqs_member *m)
+int check_member_path(struct mqs_member_dev *m)
 {
 	struct stat st;
 
@@ -112,7 +112,7 @@ void report_duplicate(const char *first, const char *second, const char *tail)
 }
 
 /* Each device once, and no disk together with its own partition. */
-int check_distinct(const struct mqs_member *members, size_t nr)
+int check_distinct(const struct mqs_member_dev *members, size_t nr)
 {
 	uint64_t *ids, *disks;
 	size_t i, a, b;

@@ -112,10 +112,10 @@ struct sbw {
 	struct mqs_wipe_log *wiped;
 };
 
-int check_member_path(struct mqs_member *m);
+int check_member_path(struct mqs_member_dev *m);
 void report_open_error(const char *path, int err);
 void report_duplicate(const char *first, const char *second, const char *tail);
-int check_distinct(const struct mqs_member *members, size_t nr);
+int check_distinct(const struct mqs_member_dev *members, size_t nr);
 void sbw_init(struct sbw *w, const char *path);
 int sbw_claim(struct sbw *w);
 int sbw_reread(struct sbw *w);

@@ -56,7 +56,7 @@ out:
 int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 {
 	static const struct opt opts[] = { { 0 } };
-	struct mqs_member m;
+	struct mqs_member_dev m;
 	int first, i, rc, lock;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);

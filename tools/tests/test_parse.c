@@ -480,7 +480,7 @@ static void test_create_errors(void)
 		{ MQSTRIPE_ERR_NAME_EXISTS, EEXIST, "--name 'db': an array with this name exists already", false },
 		{ MQSTRIPE_ERR_UUID_EXISTS, EEXIST, "--uuid 01234567-89ab-cdef-0123-456789abcdef: an array with this UUID", false },
 	};
-	struct mqs_member members[2] = {
+	struct mqs_member_dev members[2] = {
 		{ .path = "/dev/nvme0n1", .size_bytes = 1ULL << 40,
 		  .pbs = 4096 },
 		{ .path = "/dev/nvme1n1", .size_bytes = 1ULL << 40,
