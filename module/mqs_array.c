@@ -498,6 +498,11 @@ static int mqs_check_geometry(struct mqstripe_create *c)
 	    c->data_offset_bytes > (U64_MAX >> 1))
 		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
 				-EINVAL);
+	/* data over the superblock area only when the caller says so */
+	if (c->data_offset_bytes < MQSTRIPE_SUPERBLOCK_END_BYTES &&
+	    !(c->hdr.flags & MQSTRIPE_CREATE_F_NO_SUPERBLOCK))
+		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
+				-EINVAL);
 	return 0;
 }
 

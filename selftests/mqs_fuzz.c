@@ -530,12 +530,15 @@ static void sane_struct(int vi, void *buf, bool sane_members, bool *wide,
 		c->chunk_bytes = chunks[rndn(6)];
 		if (*wide) {
 			/* tiny members: no data offset, small chunks */
-			c->hdr.flags |= MQSTRIPE_CREATE_F_DATA_OFFSET;
+			c->hdr.flags |= MQSTRIPE_CREATE_F_DATA_OFFSET |
+					MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
 			c->chunk_bytes = 4096;
 			c->queue_depth = 4;
 		} else if (chance(20)) {
 			c->hdr.flags |= MQSTRIPE_CREATE_F_DATA_OFFSET;
 			c->data_offset_bytes = rndn(3) * 4096;
+			if (chance(50))
+				c->hdr.flags |= MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
 		}
 		if (chance(20)) {
 			c->hdr.flags |= MQSTRIPE_CREATE_F_UUID;
@@ -1407,7 +1410,8 @@ static void phase_edges(void)
 		for (i = 0; i <= MQSTRIPE_MAX_MEMBERS; i++)
 			fds[i] = wide_fd[i];
 		c = (struct mqstripe_create){ .hdr = HDR(c) };
-		c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET;
+		c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET |
+			      MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
 		c.chunk_bytes = 4096;
 		c.queue_depth = 4;
 		c.nr_members = MQSTRIPE_MAX_MEMBERS + 1;
@@ -1418,7 +1422,8 @@ static void phase_edges(void)
 		       "CREATE %u members: EINVAL, geometry, nothing created # %s code %u",
 		       MQSTRIPE_MAX_MEMBERS + 1, ename(e), c.error_code);
 		c = (struct mqstripe_create){ .hdr = HDR(c) };
-		c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET;
+		c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET |
+			      MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
 		c.chunk_bytes = 4096;
 		c.queue_depth = 4;
 		c.nr_members = MQSTRIPE_MAX_MEMBERS;

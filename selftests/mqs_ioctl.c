@@ -315,6 +315,25 @@ static void t_create(void)
 	c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET;
 	c.data_offset_bytes = 4096 + 512;
 	bad_create(&c, EINVAL, -1, 0, "CREATE data offset 4.5K");
+	/* data over the superblock area (bytes 4096..8191) */
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET;
+	c.data_offset_bytes = 4096;
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_GEOMETRY, (__u32)-1,
+		   "CREATE data offset 4K without NO_SUPERBLOCK");
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET;
+	c.data_offset_bytes = 0;
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_GEOMETRY, (__u32)-1,
+		   "CREATE data offset 0 without NO_SUPERBLOCK");
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET |
+		      MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
+	c.data_offset_bytes = 0;
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	expect(e, 0, "CREATE data offset 0 with NO_SUPERBLOCK (no superblock to keep)");
+	if (!e)
+		do_remove(c.index);
 	create_init(&c, fds, 3);
 	memset(c.name, 'a', sizeof(c.name));
 	bad_create(&c, EINVAL, MQSTRIPE_ERR_NAME, (__u32)-1, "CREATE name without NUL");

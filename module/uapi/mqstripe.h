@@ -39,6 +39,11 @@
 #define MQSTRIPE_MAX_STRIPE_WIDTH_BYTES		(1ULL << 30)
 #define MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES	(1ULL << 20)
 #define MQSTRIPE_DATA_OFFSET_ALIGN_BYTES	4096U
+/*
+ * stripectl's superblock is bytes 4096..8191 of every member (docs/FORMAT.md):
+ * a data offset below this end needs MQSTRIPE_CREATE_F_NO_SUPERBLOCK.
+ */
+#define MQSTRIPE_SUPERBLOCK_END_BYTES		8192U
 #define MQSTRIPE_MIN_QUEUE_DEPTH		1
 #define MQSTRIPE_MAX_QUEUE_DEPTH		4096
 #define MQSTRIPE_DEFAULT_QUEUE_DEPTH		128
@@ -97,7 +102,9 @@ struct mqstripe_version {
 /* CREATE flags (hdr.flags). */
 #define MQSTRIPE_CREATE_F_UUID		(1U << 0) /* use @uuid, else random */
 #define MQSTRIPE_CREATE_F_DATA_OFFSET	(1U << 1) /* use @data_offset_bytes */
-#define MQSTRIPE_CREATE_F_ALL		((1U << 2) - 1)
+/* an array without superblocks: data may start below 8 KiB */
+#define MQSTRIPE_CREATE_F_NO_SUPERBLOCK	(1U << 2)
+#define MQSTRIPE_CREATE_F_ALL		((1U << 3) - 1)
 
 /*
  * Why a CREATE failed (error_code), with error_member naming the member
@@ -145,7 +152,10 @@ enum mqstripe_error_code {
  *	MQSTRIPE_MAX_STRIPE_WIDTH_BYTES.
  * @data_offset_bytes: in, with MQSTRIPE_CREATE_F_DATA_OFFSET: where data
  *	starts on every member; a multiple of 4 KiB and of every member's
- *	physical block size.  Without the flag: 1 MiB.
+ *	physical block size, and at least MQSTRIPE_SUPERBLOCK_END_BYTES (data
+ *	must not overwrite the superblock) unless the caller sets
+ *	MQSTRIPE_CREATE_F_NO_SUPERBLOCK, saying the members carry none.
+ *	Without MQSTRIPE_CREATE_F_DATA_OFFSET: 1 MiB.
  * @name: in: NUL-terminated name of [A-Za-z0-9._-], may be empty.
  * @uuid: in, with MQSTRIPE_CREATE_F_UUID: the array UUID; else random.
  * @index: out: N of /dev/mqstripeN; must be 0 on input.

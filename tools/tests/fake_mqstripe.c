@@ -295,6 +295,12 @@ static int create(struct mqstripe_create *c)
 	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_UUID) &&
 	    !all_zero(c->uuid, sizeof(c->uuid)))
 		return -EINVAL;
+	/* like the module: data over the superblock only when asked for */
+	if ((c->hdr.flags & MQSTRIPE_CREATE_F_DATA_OFFSET) &&
+	    c->data_offset_bytes < MQSTRIPE_SUPERBLOCK_END_BYTES &&
+	    !(c->hdr.flags & MQSTRIPE_CREATE_F_NO_SUPERBLOCK))
+		return create_fail(c, EINVAL, MQSTRIPE_ERR_GEOMETRY,
+				   MQSTRIPE_NO_MEMBER);
 	/* another program at work while CREATE runs (a shell command) */
 	if (getenv("FAKE_MQS_CREATE_EXEC") &&
 	    system(getenv("FAKE_MQS_CREATE_EXEC")))
