@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Queue limits.  Every expected value is computed by limits.py from the
-# members' own sysfs values (rules: issue "Queue limits").  The configurations
+# members' own sysfs values (rules: the README's "Queue limits").  The configurations
 # run are those the guest's drives allow, so run.sh boots twice:
 #   NVMe 512-byte blocks (+ virtio-blk 512/4096): uniform 4 members, 1 and 3
 #     members, a wide stripe, one member with a lowered max_sectors_kb, one

@@ -88,9 +88,11 @@ SETUPS = {
     },
 }
 
-# Which workloads run where.  W3, W4 and W5 are defined on setup b by the
-# issue; W6 needs GiBs written to the members, which memory-backed null_blk
-# (setup a) would have to hold in guest RAM.
+# Which workloads run where.  W3 (scaling to 16 members), W4 (reads against
+# one member's bandwidth) and W5 (flushes to a volatile write cache) need
+# setup b's members, which set the limit; W6 needs GiBs written to the
+# members, which memory-backed null_blk (setup a) would have to hold in
+# guest RAM.
 SETUP_WORKLOADS = {
     "full": {"a": ["W1", "W2", "W7", "W8"],
              "b": WORKLOADS,
