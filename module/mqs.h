@@ -42,6 +42,12 @@ struct mqs_array;
 /* bits of mqs_array.refused */
 #define MQS_ARRAY_NO_DISCARD		0
 #define MQS_ARRAY_NO_WRITE_ZEROES	1
+/* and of mqs_array.refused too: the array_failed event was sent */
+#define MQS_ARRAY_FAILED_SENT		2
+
+/* bits of mqs_member.events: uevents to send (mqs_event_work()) */
+#define MQS_EV_FAULTY			0
+#define MQS_EV_GONE			1
 
 /**
  * struct mqs_member - one member of an array
@@ -59,6 +65,8 @@ struct mqs_array;
  * @flushes_inflight: member flushes issued and not completed.
  * @dirty: MQS_MEMBER_DIRTY set when a write (not FUA) completed on the
  *	member since the last flush was issued to it.
+ * @events: MQS_EV_* uevents to send for this member.
+ * @first_status: the block status of its first failed bio (0: none).
  */
 struct mqs_member {
 	struct mqs_array *array;
@@ -74,6 +82,8 @@ struct mqs_member {
 	spinlock_t flush_lock;	/* flushes_inflight, flush decisions */
 	unsigned int flushes_inflight;
 	unsigned long dirty;
+	unsigned long events;
+	atomic_t first_status;
 };
 
 #define MQS_MEMBER_DIRTY	0
@@ -96,12 +106,14 @@ struct mqs_member {
  *	new opens.
  * @holders_linked: members linked as holders (sysfs slaves).
  * @refused: MQS_ARRAY_NO_DISCARD, MQS_ARRAY_NO_WRITE_ZEROES: a member
- *	refused the operation and the array stopped offering it (logged once).
+ *	refused the operation and the array stopped offering it (logged once);
+ *	MQS_ARRAY_FAILED_SENT: the array_failed uevent went out.
  * @disk_added: set (smp_store_release()) once device_add_disk() has
  *	succeeded; until then @event_work sends nothing, as @disk is NULL, an
  *	ERR_PTR or not yet added.
- * @event_work: sends a change uevent after a member state change; member
- *	events come from the first claim on.
+ * @event_work: sends the change uevents of member state changes
+ *	(mqs_member.events) and of the array's failure; member events come
+ *	from the first claim on.
  * @name: NUL-terminated array name (may be empty).
  * @uuid: array UUID.
  * @nr_members: number of members.

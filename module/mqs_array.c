@@ -30,18 +30,83 @@ int mqs_major;
 
 /* ---- member state ------------------------------------------------- */
 
+/*
+ * One change uevent of the array: MQSTRIPE_EVENT=@what, the array's UUID,
+ * name and state, and for a member event its slot, major:minor and the
+ * block status of its first failed bio (as an errno name, "-EIO").  udev
+ * rules, "udevadm monitor --property" and mqstripe's monitor read them.
+ */
+static void mqs_send_event(struct mqs_array *a, const char *what,
+			   struct mqs_member *m)
+{
+	char ev[48], uuid[64], name[16 + MQSTRIPE_NAME_LEN], state[32];
+	char slot[32], member[48], error[48];
+	char *envp[8] = { ev, uuid, name, state };
+	int n = 4, status;
+
+	snprintf(ev, sizeof(ev), "MQSTRIPE_EVENT=%s", what);
+	snprintf(uuid, sizeof(uuid), "MQSTRIPE_ARRAY_UUID=%pUb", a->uuid);
+	snprintf(name, sizeof(name), "MQSTRIPE_NAME=%s", a->name);
+	snprintf(state, sizeof(state), "MQSTRIPE_STATE=%s",
+		 mqs_array_failed(a) ? "failed" : "active");
+	if (m) {
+		snprintf(slot, sizeof(slot), "MQSTRIPE_SLOT=%u", m->slot);
+		snprintf(member, sizeof(member), "MQSTRIPE_MEMBER=%u:%u",
+			 MAJOR(m->dev), MINOR(m->dev));
+		envp[n++] = slot;
+		envp[n++] = member;
+		status = atomic_read(&m->first_status);
+		if (status) {
+			int err = blk_status_to_errno((__force blk_status_t)
+						      status);
+
+			snprintf(error, sizeof(error), "MQSTRIPE_ERROR=%pe",
+				 ERR_PTR(err));
+			envp[n++] = error;
+		}
+	}
+	envp[n] = NULL;
+	kobject_uevent_env(&disk_to_dev(a->disk)->kobj, KOBJ_CHANGE, envp);
+}
+
 static void mqs_event_work(struct work_struct *work)
 {
 	struct mqs_array *a = container_of(work, struct mqs_array, event_work);
+	struct kobject *kobj;
+	u32 i;
 
 	/*
 	 * A member can go away (->mark_dead) from its claim on, before the
-	 * disk is allocated or added: such an event is dropped here, and
-	 * mqs_array_create() sends it once the disk is added.  A dying array
-	 * cancels this work before its disk goes.
+	 * disk is allocated or added: its event stays pending here, and
+	 * mqs_array_create() queues this work once the disk is added.  A
+	 * dying array cancels this work before its disk goes.
 	 */
-	if (smp_load_acquire(&a->disk_added) && !READ_ONCE(a->dying))
-		kobject_uevent(&disk_to_dev(a->disk)->kobj, KOBJ_CHANGE);
+	if (!smp_load_acquire(&a->disk_added) || READ_ONCE(a->dying))
+		return;
+	for (i = 0; i < a->nr_members; i++) {
+		struct mqs_member *m = &a->members[i];
+
+		if (test_and_clear_bit(MQS_EV_GONE, &m->events)) {
+			clear_bit(MQS_EV_FAULTY, &m->events);
+			mqs_send_event(a, "member_gone", m);
+		} else if (test_and_clear_bit(MQS_EV_FAULTY, &m->events)) {
+			mqs_send_event(a, "member_faulty", m);
+		}
+	}
+	if (mqs_array_failed(a) &&
+	    !test_and_set_bit(MQS_ARRAY_FAILED_SENT, &a->refused))
+		mqs_send_event(a, "array_failed", NULL);
+	/* poll() on the state and members attributes wakes up */
+	kobj = &disk_to_dev(a->disk)->kobj;
+	sysfs_notify(kobj, "mqstripe", "state");
+	sysfs_notify(kobj, "mqstripe", "members");
+}
+
+/* A member changed state: queue its uevent. */
+static void mqs_member_event(struct mqs_member *m, int ev)
+{
+	set_bit(ev, &m->events);
+	schedule_work(&m->array->event_work);
 }
 
 /*
@@ -72,9 +137,11 @@ static int mqs_member_state(struct mqs_member *m)
  * @flush: it was an empty flush (a PREFLUSH write without data).
  * @status: the member's status.
  *
- * Called from bio completion (any context).  Counts the error, marks the
- * member faulty and, on the first failure, sends a change uevent for the
- * array from process context.  Log lines are rate-limited.
+ * Called from bio completion (any context).  Counts the error, keeps the
+ * first block status, marks the member faulty and, on the first failure,
+ * has a change uevent sent for it (MQSTRIPE_EVENT=member_faulty, or
+ * member_gone when its disk went away) from process context.  Log lines
+ * are rate-limited.
  */
 void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 		       blk_status_t status)
@@ -91,6 +158,7 @@ void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 			   a->disk->disk_name, m->slot, m->bdev,
 			   flush ? "FLUSH" : blk_op_str(op),
 			   blk_status_to_errno(status));
+	atomic_cmpxchg(&m->first_status, 0, (__force int)status);
 	/*
 	 * A member disk that was removed fails every bio.  Kernels without
 	 * holder ops (before 6.8) tell us no other way: look at the disk.
@@ -98,12 +166,12 @@ void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 	if (mqs_member_disk_gone(m)) {
 		if (atomic_xchg(&m->state, MQSTRIPE_MEMBER_GONE) !=
 		    MQSTRIPE_MEMBER_GONE)
-			schedule_work(&a->event_work);
+			mqs_member_event(m, MQS_EV_GONE);
 		return;
 	}
 	if (atomic_cmpxchg(&m->state, MQSTRIPE_MEMBER_OK,
 			   MQSTRIPE_MEMBER_FAULTY) == MQSTRIPE_MEMBER_OK)
-		schedule_work(&a->event_work);
+		mqs_member_event(m, MQS_EV_FAULTY);
 }
 
 /**
@@ -166,7 +234,7 @@ static void mqs_member_mark_dead(struct block_device *bdev, bool surprise)
 			/* may run before the disk exists: name the UUID */
 			pr_err("array %pUb: member %u (%pg) is gone\n",
 			       a->uuid, m->slot, bdev);
-			schedule_work(&a->event_work);
+			mqs_member_event(m, MQS_EV_GONE);
 		}
 	}
 	mutex_unlock(&bdev->bd_holder_lock);

@@ -7,10 +7,14 @@
 # fail with EIO, within a timeout (nothing hangs); reads and writes that
 # touch only the other members work and return the right data; the error
 # counters and the kernel log name the array and the member; the array
-# stops.
+# stops.  The failure is told: one change uevent MQSTRIPE_EVENT=
+# member_faulty with the slot, the member's major:minor, the error and the
+# array's UUID and state, one MQSTRIPE_EVENT=array_failed, and a poll() on
+# the state attribute wakes up.
 # Catches: errors swallowed (success with garbage), a request that never
 # completes when one of its member bios fails, failures spreading to
-# requests that did not touch the member, a stop that hangs.
+# requests that did not touch the member, a stop that hangs, a failure
+# nobody is told of (a bare uevent, or none).
 
 . "$(dirname "$0")/lib.sh"
 mqs_init
@@ -29,6 +33,14 @@ mqs_must_create --chunk 64K "${M[@]}"
 DEV=$MQS_DEV
 check_cmd "fill the first 2 MiB" pattern fill "$DEV" 0 $((2 << 20)) 41
 mark=$(klog_mark "test_10 switching $BADNAME to the error target")
+# the array's change uevents (from the kernel's netlink socket) and a
+# poll() on its state attribute, from before the first failure
+UEV=$MQS_TMP/uevents
+"$PYTHON" -S "$MQS_DIR/uevent.py" "$UEV" "$MQS_DISK" 300 "$MQS_SYS/mqstripe/state" &
+uevpid=$!
+MQS_BG+=("$uevpid")
+for _ in $(seq 100); do [ -e "$UEV.ready" ] && break; sleep 0.1; done
+[ -e "$UEV.ready" ] || fail "the uevent listener started" "no $UEV.ready after 10 s"
 
 if ! { dmsetup suspend --noudevsync mqst-err1 &&
 	dmsetup load --noudevsync mqst-err1 --table "0 $sectors error" &&
@@ -77,6 +89,28 @@ elif [ $rc -ne 0 ] && grep -q "Input/output error" <<<"$out"; then
 else
 	fail "buffered read of chunk 1 fails with EIO" "dd exit $rc: $out"
 fi
+
+# the events: one member_faulty naming slot 1, its device and the error,
+# one array_failed, and the state attribute's poll() woke up
+for _ in $(seq 200); do
+	grep -q '^MQSTRIPE_EVENT=array_failed$' "$UEV" 2>/dev/null &&
+		grep -q '^POLL_WOKE=' "$UEV" && break
+	sleep 0.1
+done
+kill "$uevpid" 2>/dev/null
+wait "$uevpid" 2>/dev/null
+diag "uevents: $(tr '\n' ' ' <"$UEV" 2>/dev/null | head -c 2000)"
+# ev NAME KEY: KEY's value in the event MQSTRIPE_EVENT=NAME
+ev() { awk -v RS= -v e="MQSTRIPE_EVENT=$1" -v k="$2" \
+	'index($0, e "\n") { n = split($0, l, "\n"); for (i = 1; i <= n; i++) if (index(l[i], k "=") == 1) print substr(l[i], length(k) + 2) }' "$UEV"; }
+check_eq "one member_faulty uevent" 1 "$(grep -c '^MQSTRIPE_EVENT=member_faulty$' "$UEV")"
+check_eq "member_faulty: slot, device, error, array UUID, state" \
+	"1 $(blk_devno "$BAD") -EIO $(cat "$MQS_SYS/mqstripe/uuid") failed" \
+	"$(ev member_faulty MQSTRIPE_SLOT) $(ev member_faulty MQSTRIPE_MEMBER) $(ev member_faulty MQSTRIPE_ERROR) $(ev member_faulty MQSTRIPE_ARRAY_UUID) $(ev member_faulty MQSTRIPE_STATE)"
+check_eq "one array_failed uevent, state failed" "1 failed" \
+	"$(grep -c '^MQSTRIPE_EVENT=array_failed$' "$UEV") $(ev array_failed MQSTRIPE_STATE)"
+check_eq "poll() on mqstripe/state woke up, reading failed" failed \
+	"$(sed -n 's/^POLL_WOKE=//p' "$UEV" | head -n 1)"
 
 errs=$(cat "$MQS_SYS/mqstripe/errors" 2>&1)
 diag "errors: $errs"
