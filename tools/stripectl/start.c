@@ -258,9 +258,13 @@ int sbw_write_all(struct sbw *w, size_t n)
  * one: the earlier node then reads back another slot's superblock, and an
  * array over both would put two slots' data on one disk.  Such a node is
  * marked not written (its block is the other node's, which
- * sbw_restore_all() puts back).
+ * sbw_restore_all() puts back).  A block that reads back as something
+ * else (a device that keeps nothing, such as null_blk without
+ * memory_backed, or another writer) is a warning: the array works, but
+ * cannot be assembled from that superblock later.
  *
- * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL with a message naming both nodes.
+ * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL with a message naming both nodes
+ * (or a read that failed).
  */
 int sbw_verify_all(struct sbw *w, size_t n)
 {
@@ -283,15 +287,15 @@ int sbw_verify_all(struct sbw *w, size_t n)
 		}
 		if (!memcmp(blk, w[i].new, MQS_SB_SIZE))
 			continue;
-		rc = MQS_EXIT_FAIL;
 		for (j = 0; j < n; j++)
 			if (j != i && !memcmp(blk, w[j].new, MQS_SB_SIZE))
 				break;
 		if (j == n) {
-			mqs_error("%s: the superblock does not read back as written: another program wrote the device meanwhile, or it drops writes",
+			mqs_error("warning: %s: the superblock does not read back as written (a device that keeps no data, or another writer): the array cannot be assembled from it later",
 				  w[i].path);
-			break;
+			continue;
 		}
+		rc = MQS_EXIT_FAIL;
 		w[i].written = false;
 		mqs_error("%s and %s are one disk: the superblock written through %s (slot %zu) reads back through %s (slot %zu); give each disk once (two paths of one namespace, loop devices over one file, or a map over a whole device: see 'lsblk -o NAME,WWN,SERIAL' and 'losetup -l')",
 			  w[j].path, w[i].path, w[j].path, j, w[i].path, i);
