@@ -5,10 +5,13 @@
 # event for each member (in random order) imports "stripectl examine
 # --export", runs "stripectl assemble --incremental", and the array gets
 # /dev/stripe/NAME.  The members are tagged as mqstripe members in udev's
-# database; a stop removes the link and does not start the array again
-# (its superblock writes make "change" events).
+# database; the array's filesystem and its partitions get the
+# /dev/disk/by-uuid, by-label, by-partuuid and by-partlabel links and
+# lsblk -f sees them; a stop removes the link and does not start the
+# array again (its superblock writes make "change" events).
 # Catches: a rule that never matches, a name link missing or left behind,
-# an array restarted by the events of its own stop.
+# an array's filesystem without by-uuid link (fstab's UUID= never
+# mounted at boot), an array restarted by the events of its own stop.
 
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -56,6 +59,37 @@ check_eq "lsblk -f: FSTYPE mqstripe_member" mqstripe_member "$(lsblk -dno FSTYPE
 udevadm trigger --action=add "/sys/class/block/$(blk_name "${M[2]}")"
 udevadm settle --timeout=60
 check_eq "another add of a member: still one array" 1 "$(mqs_arrays | wc -l)"
+check_eq "/dev/disk/by-id/mqstripe-name-$NAME points at $A" "$A" \
+	"$(readlink -f "/dev/disk/by-id/mqstripe-name-$NAME")"
+
+# What is on the array, in udev's database and as /dev/disk links, the
+# way /etc/fstab's UUID= and LABEL= find it at boot (the rule's watch
+# makes mkfs's close a change event that probes it again).
+check_cmd "mkfs.xfs -L dbdata on the array" mkfs.xfs -q -f -L dbdata "$A"
+udevadm settle --timeout=60
+fsuuid=$(blkid -p -s UUID -o value "$A")
+check_eq "/dev/disk/by-uuid/$fsuuid (the filesystem's) points at $A" "$A" \
+	"$(readlink -f "/dev/disk/by-uuid/$fsuuid")"
+check_eq "/dev/disk/by-label/dbdata points at $A" "$A" "$(readlink -f /dev/disk/by-label/dbdata)"
+check_eq "lsblk -f: FSTYPE xfs on the array" xfs "$(lsblk -dno FSTYPE "$A")"
+check_eq "lsblk -f: LABEL dbdata on the array" dbdata "$(lsblk -dno LABEL "$A")"
+# a partition table on the array: the partition's links
+check_cmd "a GPT with one partition named dbpart on the array" bash -c \
+	"wipefs -qa '$A' && printf 'label: gpt\\nsize=64M, type=L, name=dbpart\\n' | sfdisk -q '$A'"
+udevadm settle --timeout=60
+P=$(lsblk -lnpo NAME,TYPE "$A" | awk '$2 == "part" { print $1; exit }')
+[ -b "$P" ] || fail "the partition of $A appeared" "lsblk: $(lsblk -lnpo NAME,TYPE "$A" | tr '\n' ' ')"
+P=${P:-no-partition}
+partuuid=$(blkid -p -s PART_ENTRY_UUID -o value "$P" 2>/dev/null)
+check_eq "/dev/disk/by-partlabel/dbpart points at the partition ($P)" "$P" \
+	"$(readlink -f /dev/disk/by-partlabel/dbpart)"
+check_eq "/dev/disk/by-partuuid/$partuuid points at $P" "$P" \
+	"$(readlink -f "/dev/disk/by-partuuid/$partuuid")"
+check_cmd "mkfs.ext4 -L dbpartfs on the partition" mkfs.ext4 -q -F -L dbpartfs "$P"
+udevadm settle --timeout=60
+check_eq "/dev/disk/by-label/dbpartfs points at $P" "$P" "$(readlink -f /dev/disk/by-label/dbpartfs)"
+wipefs -qa "$P" "$A" >/dev/null 2>&1
+udevadm settle --timeout=60
 
 check_cmd "stop by its /dev/stripe name" "$STRIPECTL" stop "/dev/stripe/$NAME"
 MQS_ARRAYS=()
