@@ -86,9 +86,9 @@ sbtool restore "${M[0]}" "$MQS_TMP/sb0"
 # metadata at the end, would): --scan takes the map, never the device
 # under it, and does not call the two a copy.
 sz=$(blockdev --getsz "${M[0]}")
-if dmsetup create mqs-over0 --table "0 $sz linear ${M[0]} 0"; then
+if mqs_dm_create over0 "0 $sz linear ${M[0]} 0"; then
 	udevadm settle 2>/dev/null
-	dm=$(basename "$(readlink -f /dev/mapper/mqs-over0)")
+	dm=$(blk_name "$DM_DEV")
 	A=$("$STRIPECTL" assemble --scan --uuid "$UUID" 2>&1)
 	if [ "$(array_by_uuid "$UUID")" = "$A" ]; then
 		track_array "$A"
@@ -101,10 +101,13 @@ if dmsetup create mqs-over0 --table "0 $sz linear ${M[0]} 0"; then
 	else
 		fail "--scan with a dm map over ${M[0]} starts the array" "$A"
 	fi
-	dmsetup remove mqs-over0 || fail "dmsetup remove mqs-over0"
+	# udev probes the map after the array let it go: settle, then remove
+	# (retrying while a probe still has it open)
+	udevadm settle 2>/dev/null
+	mqs_dm_remove over0 || fail "dmsetup remove the map over ${M[0]}"
 	udevadm settle 2>/dev/null
 else
-	fail "dmsetup create mqs-over0 over ${M[0]}"
+	fail "dmsetup create a map over ${M[0]}"
 fi
 
 A=$("$STRIPECTL" assemble "${M[3]}" "${M[1]}" "${M[0]}" "${M[2]}" 2>&1)
