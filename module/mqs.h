@@ -39,11 +39,10 @@
 
 struct mqs_array;
 
-/* bits of mqs_array.refused */
-#define MQS_ARRAY_NO_DISCARD		0
-#define MQS_ARRAY_NO_WRITE_ZEROES	1
-/* and of mqs_array.refused too: the array_failed event was sent */
-#define MQS_ARRAY_FAILED_SENT		2
+/* bits of mqs_array.flags */
+#define MQS_ARRAY_NO_DISCARD		0	/* a member refused discard */
+#define MQS_ARRAY_NO_WRITE_ZEROES	1	/* ... write-zeroes */
+#define MQS_ARRAY_FAILED_SENT		2	/* array_failed uevent sent */
 
 /* bits of mqs_member.events: uevents to send (mqs_event_work()) */
 #define MQS_EV_FAULTY			0
@@ -105,7 +104,7 @@ struct mqs_member {
  * @dying: set under disk->open_mutex when a REMOVE has started; refuses
  *	new opens.
  * @holders_linked: members linked as holders (sysfs slaves).
- * @refused: MQS_ARRAY_NO_DISCARD, MQS_ARRAY_NO_WRITE_ZEROES: a member
+ * @flags: MQS_ARRAY_NO_DISCARD, MQS_ARRAY_NO_WRITE_ZEROES: a member
  *	refused the operation and the array stopped offering it (logged once);
  *	MQS_ARRAY_FAILED_SENT: the array_failed uevent went out.
  * @disk_added: set (smp_store_release()) once device_add_disk() has
@@ -133,7 +132,7 @@ struct mqs_array {
 	bool poll;
 	bool dying;
 	u32 holders_linked;
-	unsigned long refused;
+	unsigned long flags;
 	bool disk_added;
 	struct work_struct event_work;
 	char name[MQSTRIPE_NAME_LEN];

@@ -33,8 +33,8 @@ int mqs_major;
 /*
  * One change uevent of the array: MQSTRIPE_EVENT=@what, the array's UUID,
  * name and state, and for a member event its slot, major:minor and the
- * block status of its first failed bio (as an errno name, "-EIO").  udev
- * rules, "udevadm monitor --property" and mqstripe's monitor read them.
+ * block status of its first failed bio (as an errno name, "-EIO"), for
+ * udev rules and "udevadm monitor --property".
  */
 static void mqs_send_event(struct mqs_array *a, const char *what,
 			   struct mqs_member *m)
@@ -94,7 +94,7 @@ static void mqs_event_work(struct work_struct *work)
 		}
 	}
 	if (mqs_array_failed(a) &&
-	    !test_and_set_bit(MQS_ARRAY_FAILED_SENT, &a->refused))
+	    !test_and_set_bit(MQS_ARRAY_FAILED_SENT, &a->flags))
 		mqs_send_event(a, "array_failed", NULL);
 	/* poll() on the state and members attributes wakes up */
 	kobj = &disk_to_dev(a->disk)->kobj;
@@ -195,7 +195,7 @@ void mqs_member_refused(struct mqs_member *m, mqs_req_op_t op)
 
 	mqs_queue_disable_op(a->disk->queue, op);
 	if (!test_and_set_bit(discard ? MQS_ARRAY_NO_DISCARD :
-			      MQS_ARRAY_NO_WRITE_ZEROES, &a->refused))
+			      MQS_ARRAY_NO_WRITE_ZEROES, &a->flags))
 		pr_warn("%s: member %u (%pg) does not support %s: no longer offered by the array\n",
 			a->disk->disk_name, m->slot, m->bdev,
 			discard ? "discard" : "write-zeroes");

@@ -47,7 +47,7 @@ while read -r slot ser; do
 	dev=$(jget "$MQS_TMP/status.json" "members.$slot.device")
 	check_eq "slot $slot is the image of serial $ser (now $dev)" "$ser" "$(serial "$dev")"
 done <"$PERSIST_DIR/slots"
-check_eq "status shows the superblock events (create 1, stop 3, assemble 5: two passes each)" 5 \
+check_eq "status shows the superblock events: 1 at create, then + 2 for each of the two updates since" 5 \
 	"$(jget "$MQS_TMP/status.json" superblock.events)"
 
 mqs_mount "$A" "$MQS_TMP/mnt" || mqs_die "mount $A"

@@ -58,8 +58,12 @@ static void uuid_dir(const uint8_t uuid[16], char *buf, size_t len)
 	snprintf(buf, len, "%s/%s", mqs_run_dir(), u);
 }
 
-/* Remove the incremental records of an array; the caller holds the lock. */
-static void forget_locked(const uint8_t uuid[16])
+/*
+ * Remove the incremental records of an array (after it started, and after
+ * stop: a stopped array's partial records must not start it again).  The
+ * caller holds the metadata lock (mqs_meta_lock()).
+ */
+void incr_forget(const uint8_t uuid[16])
 {
 	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 2];
 	struct dirent *d;
@@ -77,15 +81,6 @@ static void forget_locked(const uint8_t uuid[16])
 	}
 	closedir(dp);
 	rmdir(dir);
-}
-
-/*
- * After stop: a stopped array's partial records must not start it again.
- * The caller holds the metadata lock (mqs_meta_lock()).
- */
-void incr_forget(const uint8_t uuid[16])
-{
-	forget_locked(uuid);
 }
 
 static int ctx_ctl(struct asm_ctx *ctx)
@@ -262,9 +257,7 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 	 */
 	data_bytes = mqs_data_bytes(min_size, sb->data_offset_bytes,
 				    sb->chunk_bytes);
-	for (s = 1; s < nr; s++)
-		if (m[s]->sb.events > sb->events)
-			sb = &m[s]->sb;
+	sb = &m[mqs_newest(m, nr)]->sb;
 	if (data_bytes > sb->data_bytes) {
 		char label[MQS_ERR_LEN];
 
@@ -298,7 +291,7 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 		sbw_restore_all(w, nr);
 		goto out;
 	}
-	forget_locked(sb->array_uuid);
+	incr_forget(sb->array_uuid);
 	rc = announce_array(&ctx->ctl, index);
 out:
 	for (s = 0; members && s < nr; s++)
@@ -316,29 +309,21 @@ out:
  */
 static void report_stale(struct mqs_cand *const *c, size_t n)
 {
-	char label[MQS_ERR_LEN];
-	uint64_t max_ev = 0;
-	size_t i, newest = 0;
+	char label[MQS_ERR_LEN], what[2 * MQS_ERR_LEN];
+	size_t i, newest = mqs_newest(c, n);
+	uint64_t max_ev = c[newest]->sb.events;
 
-	for (i = 0; i < n; i++) {
-		if (c[i]->sb.events > max_ev) {
-			max_ev = c[i]->sb.events;
-			newest = i;
-		}
-	}
 	mqs_array_label(&c[0]->sb, label, sizeof(label));
 	for (i = 0; i < n; i++) {
 		if (c[i]->sb.events + 1 >= max_ev)
 			continue;
-		mqs_error("warning: %s (slot %" PRIu32 " of %s) is %" PRIu64 " events behind %s (%" PRIu64 " vs %" PRIu64 "): started anyway (--force); its data may be stale",
-			  c[i]->path, c[i]->sb.slot, label,
-			  max_ev - c[i]->sb.events, c[newest]->path,
-			  c[i]->sb.events, max_ev);
-		syslog(LOG_WARNING,
-		       "assemble --force: %s (slot %" PRIu32 " of %s) is %" PRIu64 " events behind %s (%" PRIu64 " vs %" PRIu64 "): started anyway",
-		       c[i]->path, c[i]->sb.slot, label,
-		       max_ev - c[i]->sb.events, c[newest]->path,
-		       c[i]->sb.events, max_ev);
+		snprintf(what, sizeof(what),
+			 "%s (slot %" PRIu32 " of %s) is %" PRIu64 " events behind %s (%" PRIu64 " vs %" PRIu64 "): started anyway (--force)",
+			 c[i]->path, c[i]->sb.slot, label,
+			 max_ev - c[i]->sb.events, c[newest]->path,
+			 c[i]->sb.events, max_ev);
+		mqs_error("warning: %s; its data may be stale", what);
+		syslog(LOG_WARNING, "assemble: %s", what);
 	}
 }
 

@@ -203,6 +203,34 @@ static bool dm_suspended(unsigned int ma, unsigned int mi)
 	return !mqs_sysfs_read(path, buf, sizeof(buf)) && !strcmp(buf, "1");
 }
 
+/*
+ * The first entry of SYSDIR/holders (SYSDIR: /sys/dev/block/MAJ:MIN) whose
+ * name does not start with @skip (NULL: any), if any.
+ */
+static bool first_holder(const char *sysdir, const char *skip, char *name,
+			 size_t len)
+{
+	char path[PATH_MAX + 16];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/holders", sysdir);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.' ||
+		    (skip && !strncmp(d->d_name, skip, strlen(skip))))
+			continue;
+		snprintf(name, len, "%s", d->d_name);
+		found = true;
+		break;
+	}
+	closedir(dir);
+	return found;
+}
+
 /**
  * mqs_stacked_under() - is the device held by a stacked device that is not
  *	an mqstripe array
@@ -221,27 +249,11 @@ static bool dm_suspended(unsigned int ma, unsigned int mi)
  */
 bool mqs_stacked_under(uint64_t devno, char *holder, size_t len)
 {
-	char path[96];
-	struct dirent *d;
-	bool found = false;
-	DIR *dir;
+	char sysdir[64];
 
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/holders",
-		 major(devno), minor(devno));
-	dir = opendir(path);
-	if (!dir)
-		return false;
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] == '.' ||
-		    !strncmp(d->d_name, MQSTRIPE_DISK_PREFIX,
-			     strlen(MQSTRIPE_DISK_PREFIX)))
-			continue;
-		snprintf(holder, len, "%s", d->d_name);
-		found = true;
-		break;
-	}
-	closedir(dir);
-	return found;
+	snprintf(sysdir, sizeof(sysdir), "/sys/dev/block/%u:%u", major(devno),
+		 minor(devno));
+	return first_holder(sysdir, MQSTRIPE_DISK_PREFIX, holder, len);
 }
 
 /**
@@ -333,29 +345,6 @@ int mqs_open_excl(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The first entry of /sys/dev/block/MAJ:MIN/holders, if any. */
-static bool first_holder(const char *sysdir, char *name, size_t len)
-{
-	char path[PATH_MAX + 16];
-	struct dirent *d;
-	bool found = false;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "%s/holders", sysdir);
-	dir = opendir(path);
-	if (!dir)
-		return false;
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(name, len, "%s", d->d_name);
-		found = true;
-		break;
-	}
-	closedir(dir);
-	return found;
-}
-
 /* Where MAJ:MIN is mounted (first mount point in mountinfo), if it is. */
 static bool mount_point(uint32_t ma, uint32_t mi, char *buf, size_t len)
 {
@@ -391,7 +380,7 @@ static bool holder_phrase(const char *sysdir, const char *what, char *buf,
 	char path[PATH_MAX + 8];
 	uint32_t ma, mi;
 
-	if (first_holder(sysdir, name, sizeof(name))) {
+	if (first_holder(sysdir, NULL, name, sizeof(name))) {
 		if (!strncmp(name, MQSTRIPE_DISK_PREFIX,
 			     strlen(MQSTRIPE_DISK_PREFIX)))
 			snprintf(buf, len,

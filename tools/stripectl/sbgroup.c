@@ -168,6 +168,23 @@ static void slot_uuid(const struct mqs_sb *sb, uint32_t slot, char *buf,
 }
 
 /**
+ * mqs_newest() - the device whose superblock has the highest event count
+ * @c: devices with valid superblocks of one array.
+ * @n: how many, at least 1.
+ *
+ * Return: its index in @c (the first of equals).
+ */
+size_t mqs_newest(struct mqs_cand *const *c, size_t n)
+{
+	size_t i, newest = 0;
+
+	for (i = 1; i < n; i++)
+		if (c[i]->sb.events > c[newest]->sb.events)
+			newest = i;
+	return newest;
+}
+
+/**
  * mqs_group_check() - are these the complete, consistent members of one
  *	array, and which is in which slot
  * @c: devices with valid superblocks of one array UUID.
@@ -198,7 +215,7 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 {
 	char label[MQS_ERR_LEN], what[MQS_ERR_LEN], u[96];
 	const struct mqs_sb *ref;
-	uint64_t min_ev = UINT64_MAX, max_ev = 0;
+	uint64_t min_ev = UINT64_MAX, max_ev;
 	uint32_t s, missing = 0, first_missing = 0;
 	size_t i, newest = 0;
 
@@ -262,14 +279,11 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 		return -ENODEV;
 	}
 
-	for (i = 0; i < n; i++) {
+	newest = mqs_newest(c, n);
+	max_ev = c[newest]->sb.events;
+	for (i = 0; i < n; i++)
 		if (c[i]->sb.events < min_ev)
 			min_ev = c[i]->sb.events;
-		if (c[i]->sb.events > max_ev) {
-			max_ev = c[i]->sb.events;
-			newest = i;
-		}
-	}
 	if (max_ev - min_ev > 1 && !accept_stale) {
 		for (s = 0; s < ref->nr_members; s++) {
 			const struct mqs_cand *m = c[slots[s]];
