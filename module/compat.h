@@ -38,6 +38,17 @@
 #define __counted_by(member)
 #endif
 
+/*
+ * Binary sysfs attributes: ->read() takes a const struct bin_attribute *
+ * and attribute_group.bin_attrs lists const pointers from 6.16 on
+ * (include/linux/sysfs.h); before, both are non-const.
+ */
+#ifdef HAVE_BIN_ATTR_READ_CONST
+typedef const struct bin_attribute mqs_bin_attr_t;
+#else
+typedef struct bin_attribute mqs_bin_attr_t;
+#endif
+
 /* ---- request operations (before 6.0) -------------------------------- */
 
 #ifndef HAVE_BLK_OPF_T

@@ -310,44 +310,76 @@ static const char *const mqs_member_state_names[] = {
 	[MQSTRIPE_MEMBER_GONE] = "gone",
 };
 
-/* one line per slot: "slot major:minor name state" */
-static ssize_t members_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
+/*
+ * "members" and "errors" have one line per slot: up to
+ * MQSTRIPE_MAX_MEMBERS lines, more than the page a text attribute may
+ * fill (sysfs_emit()).  They are binary attributes, which sysfs reads at
+ * any offset: each read formats the whole text and copies out the part
+ * asked for.  A reader that needs several read() calls may see counts that
+ * moved between them, as on any re-read.
+ */
+#define MQS_SLOT_LINE_MAX	80	/* longest line of either, with room */
+
+typedef int (*mqs_slot_fmt_t)(struct mqs_array *a, u32 slot, char *buf,
+			      size_t size);
+
+/* "slot major:minor name state" */
+static int mqs_member_line(struct mqs_array *a, u32 slot, char *buf,
+			   size_t size)
 {
-	struct mqs_array *a = mqs_dev_array(dev);
-	ssize_t n = 0;
+	struct mqs_member *m = &a->members[slot];
+
+	return scnprintf(buf, size, "%u %u:%u %pg %s\n", m->slot,
+			 MAJOR(m->dev), MINOR(m->dev), m->bdev,
+			 mqs_member_state_names[mqs_member_state(m)]);
+}
+
+/* "slot read_errors write_errors flush_errors" */
+static int mqs_errors_line(struct mqs_array *a, u32 slot, char *buf,
+			   size_t size)
+{
+	const struct mqs_member *m = &a->members[slot];
+
+	return scnprintf(buf, size, "%u %lld %lld %lld\n", m->slot,
+			 atomic64_read(&m->read_errors),
+			 atomic64_read(&m->write_errors),
+			 atomic64_read(&m->flush_errors));
+}
+
+static ssize_t mqs_slots_read(struct kobject *kobj, mqs_slot_fmt_t fmt,
+			      char *buf, loff_t off, size_t count)
+{
+	struct mqs_array *a = mqs_dev_array(kobj_to_dev(kobj));
+	size_t size = (size_t)a->nr_members * MQS_SLOT_LINE_MAX, len = 0;
+	ssize_t ret;
+	char *text;
 	u32 i;
 
-	for (i = 0; i < a->nr_members; i++) {
-		struct mqs_member *m = &a->members[i];
-
-		n += sysfs_emit_at(buf, n, "%u %u:%u %pg %s\n", m->slot,
-				   MAJOR(m->dev), MINOR(m->dev), m->bdev,
-				   mqs_member_state_names[mqs_member_state(m)]);
-	}
-	return n;
+	text = kvmalloc(size, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	for (i = 0; i < a->nr_members; i++)
+		len += fmt(a, i, text + len, size - len);
+	ret = memory_read_from_buffer(buf, count, &off, text, len);
+	kvfree(text);
+	return ret;
 }
-static DEVICE_ATTR_RO(members);
 
-/* one line per slot: "slot read_errors write_errors flush_errors" */
-static ssize_t errors_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
+static ssize_t members_read(struct file *file, struct kobject *kobj,
+			    mqs_bin_attr_t *attr, char *buf, loff_t off,
+			    size_t count)
 {
-	struct mqs_array *a = mqs_dev_array(dev);
-	ssize_t n = 0;
-	u32 i;
-
-	for (i = 0; i < a->nr_members; i++) {
-		struct mqs_member *m = &a->members[i];
-
-		n += sysfs_emit_at(buf, n, "%u %lld %lld %lld\n", m->slot,
-				   atomic64_read(&m->read_errors),
-				   atomic64_read(&m->write_errors),
-				   atomic64_read(&m->flush_errors));
-	}
-	return n;
+	return mqs_slots_read(kobj, mqs_member_line, buf, off, count);
 }
-static DEVICE_ATTR_RO(errors);
+static BIN_ATTR_RO(members, 0);
+
+static ssize_t errors_read(struct file *file, struct kobject *kobj,
+			   mqs_bin_attr_t *attr, char *buf, loff_t off,
+			   size_t count)
+{
+	return mqs_slots_read(kobj, mqs_errors_line, buf, off, count);
+}
+static BIN_ATTR_RO(errors, 0);
 
 static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
@@ -369,16 +401,21 @@ static struct attribute *mqs_attrs[] = {
 	&dev_attr_name.attr,
 	&dev_attr_chunk_bytes.attr,
 	&dev_attr_data_offset_bytes.attr,
-	&dev_attr_members.attr,
 	&dev_attr_nr_members.attr,
-	&dev_attr_errors.attr,
 	&dev_attr_state.attr,
+	NULL,
+};
+
+static mqs_bin_attr_t *mqs_bin_attrs[] = {
+	&bin_attr_members,
+	&bin_attr_errors,
 	NULL,
 };
 
 static const struct attribute_group mqs_attr_group = {
 	.name = "mqstripe",
 	.attrs = mqs_attrs,
+	.bin_attrs = mqs_bin_attrs,
 };
 
 const struct attribute_group *mqs_attr_groups[] = {

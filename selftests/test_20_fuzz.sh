@@ -14,7 +14,9 @@
 # anything but EPERM, a non-root open of the control device, output bytes
 # the kernel did not write (0xAA prefill), a create that fails after
 # leaving an array behind (EFAULT on copy-out), an array that cannot be
-# removed or a member that stays claimed after the run.
+# removed or a member that stays claimed after the run.  Then a
+# 256-member array's mqstripe/members and mqstripe/errors: 256 whole lines
+# in slot order (a text attribute stops at a page, mid-line).
 
 . "$(dirname "$0")/lib.sh"
 mqs_init
@@ -93,6 +95,37 @@ for m in "${NV[@]}" "${WIDE[@]}"; do
 done
 shopt -u nullglob
 check_eq "no holder links left on the members" "" "${holders[*]}"
+
+# sysfs of a 256-member array: mqstripe/members and mqstripe/errors hold
+# one whole line per slot, more than the page a text attribute may fill
+wide_sysfs() {
+	local dev sys n bad
+	dev=$("$STRIPECTL" create --force --chunk 4K --data-offset 8K \
+		"${WIDE[@]:0:256}" 2>"$MQS_TMP/err") ||
+		{ fail "256-member create" "$(cat "$MQS_TMP/err")"; return; }
+	MQS_ARRAYS+=("$dev")
+	sys=$(blk_sys "$dev")/mqstripe
+	cat "$sys/members" >"$MQS_TMP/members"
+	cat "$sys/errors" >"$MQS_TMP/errors"
+	check_num -gt "256-member array: mqstripe/members is longer than a page" \
+		4096 "$(wc -c <"$MQS_TMP/members")"
+	n=$(wc -l <"$MQS_TMP/members")
+	bad=$(awk '!($0 ~ /^[0-9]+ [0-9]+:[0-9]+ [^ ]+ ok$/ && $1 == NR - 1)' \
+		"$MQS_TMP/members" | head -n 3)
+	check_eq "256-member array: mqstripe/members has 256 whole lines, slots 0..255 in order" \
+		"256 lines; bad: " "$n lines; bad: $bad"
+	n=$(wc -l <"$MQS_TMP/errors")
+	bad=$(awk '!($0 ~ /^[0-9]+ 0 0 0$/ && $1 == NR - 1)' "$MQS_TMP/errors" |
+		head -n 3)
+	check_eq "256-member array: mqstripe/errors has 256 whole lines, slots 0..255 in order" \
+		"256 lines; bad: " "$n lines; bad: $bad"
+	check_stop "$dev"
+}
+if [ ${#WIDE[@]} -eq 257 ]; then
+	wide_sysfs
+else
+	fail "256-member sysfs check" "no 257 partitions"
+fi
 t0=$SECONDS
 wipe_parts
 diag "partitions wiped in $((SECONDS - t0)) s"
