@@ -6,8 +6,9 @@
  * contiguous array range that lands on one member is contiguous on that
  * member (mqs_member_range() in mqstripe_map.h), so the request's segments
  * are gathered into one member bio per member touched.  Member bios come
- * from the array's bioset (GFP_NOIO, mempool-backed: they cannot fail) and
- * point at the request's own pages: no data is copied.
+ * from the array's bio set (mempool-backed: they cannot fail, see
+ * mqs_release_held() for how they wait) and point at the request's own
+ * pages: no data is copied.
  *
  * Submitting to a member can sleep (tag waits, frozen queues, throttling),
  * so the tag set is BLK_MQ_F_BLOCKING, except for reads and writes with
@@ -43,13 +44,6 @@
 #define MQS_RQ_FLAGS_PASSED	(REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO | \
 				 REQ_IDLE | REQ_RAHEAD | REQ_BACKGROUND | \
 				 REQ_NOUNMAP | REQ_NOWAIT | MQS_REQ_POLLED)
-
-/* Allocation mode of member bios for a request: never sleep for NOWAIT. */
-static gfp_t mqs_gfp(const struct request *rq)
-{
-	return rq->cmd_flags & REQ_NOWAIT ? GFP_NOWAIT | __GFP_NOWARN :
-					    GFP_NOIO;
-}
 
 /* First error of a request wins; the request ends with it. */
 static void mqs_set_status(struct request *rq, blk_status_t status)
@@ -190,12 +184,6 @@ static void mqs_end_io(struct bio *bio)
 	mqs_put_cmd(rq);
 }
 
-/*
- * With GFP_NOIO the bioset waits for its mempool and never returns NULL;
- * with GFP_NOWAIT it may.  Bios already handed to submit_bio_noacct() but
- * parked on current->bio_list are handed to the bioset's rescuer while we
- * wait (BIOSET_NEED_RESCUER).
- */
 static void mqs_init_bio(struct bio *bio, struct request *rq,
 			 struct mqs_member *m, blk_opf_t opf, sector_t sector)
 {
@@ -306,6 +294,61 @@ static void mqs_submit_deferred(struct mqs_hctx *h)
 }
 
 /*
+ * The bio reserve.  Member bios come from the array's bio set: a mempool
+ * of MQS_BIO_POOL_SIZE bios behind the slab.  Where the slab has nothing,
+ * a sleeping allocation waits until a member bio completes and returns to
+ * the reserve; so it must never wait while holding member bios it has not
+ * submitted: other dispatchers could hold the rest of the reserve the same
+ * way, and none would progress.  Held bios are those of the request being
+ * made (a flush or discard over N members holds N - 1), of the requests
+ * before it in a ->queue_rqs() batch (@out) and of the batch deferred on
+ * the hardware context.  So every allocation first tries without sleeping
+ * (the slab, then the reserve), and when that fails, submits what is held
+ * (mqs_release_held()) before it waits.  Bios that submit_bio_noacct()
+ * parks on current->bio_list go to the bio set's rescuer while we wait
+ * (BIOSET_NEED_RESCUER, bio_alloc_bioset()).
+ */
+static void mqs_release_held(struct request *rq, struct bio_list *out)
+{
+	mqs_submit_list(out);
+	mqs_submit_deferred(rq->mq_hctx->driver_data);
+}
+
+/* A data-less member bio (flush, discard, write-zeroes); never NULL. */
+static struct bio *mqs_alloc_held(struct mqs_array *a, struct request *rq,
+				  u32 slot, blk_opf_t opf, sector_t sector,
+				  struct bio_list *out)
+{
+	struct bio *bio;
+
+	bio = mqs_alloc_bio(a, rq, slot, 0, opf, sector,
+			    GFP_NOWAIT | __GFP_NOWARN);
+	if (bio)
+		return bio;
+	mqs_release_held(rq, out);
+	return mqs_alloc_bio(a, rq, slot, 0, opf, sector, GFP_NOIO);
+}
+
+/*
+ * A clone of @src for @bdev (the lean and the integrity paths).  A NOWAIT
+ * request does not wait at all: NULL.  With GFP_NOIO the bio (and an
+ * integrity payload, see mqs_bioset_integrity_create()) comes from the
+ * bio set's mempools and cannot fail.
+ */
+static struct bio *mqs_clone_held(struct mqs_array *a, struct request *rq,
+				  struct block_device *bdev, struct bio *src,
+				  struct bio_list *out)
+{
+	struct bio *bio;
+
+	bio = bio_alloc_clone(bdev, src, GFP_NOWAIT | __GFP_NOWARN, &a->bs);
+	if (bio || (rq->cmd_flags & REQ_NOWAIT))
+		return bio;
+	mqs_release_held(rq, out);
+	return bio_alloc_clone(bdev, src, GFP_NOIO, &a->bs);
+}
+
+/*
  * Flush: an empty PREFLUSH to every member with a volatile write cache that
  * was written since its last flush (see mqs_flush_needed()).
  */
@@ -320,8 +363,8 @@ static void mqs_queue_flush(struct mqs_array *a, struct request *rq,
 
 		if (!bdev_write_cache(m->bdev) || !mqs_flush_needed(m))
 			continue;
-		bio = mqs_alloc_bio(a, rq, i, 0, REQ_OP_WRITE | REQ_PREFLUSH |
-				    REQ_SYNC, 0, GFP_NOIO);
+		bio = mqs_alloc_held(a, rq, i, REQ_OP_WRITE | REQ_PREFLUSH |
+				     REQ_SYNC, 0, out);
 		container_of(bio, struct mqs_bio, bio)->flush = true;
 		bio_list_add(out, bio);
 	}
@@ -349,7 +392,7 @@ static void mqs_queue_nodata(struct mqs_array *a, struct request *rq,
 				       &afirst);
 		if (!len)
 			continue;
-		bio = mqs_alloc_bio(a, rq, i, 0, opf, mstart, GFP_NOIO);
+		bio = mqs_alloc_held(a, rq, i, opf, mstart, out);
 		/* len <= max_discard/write_zeroes sectors: fits bi_size */
 		bio->bi_iter.bi_size = len << SECTOR_SHIFT;
 		bio_list_add(out, bio);
@@ -408,12 +451,10 @@ static unsigned short mqs_nr_vecs(u64 bytes)
 }
 
 /*
- * A member bio for the gather.  Never sleep on the mempool while holding
- * bios not yet submitted: other requests could hold the rest of the reserve
- * the same way and none would progress.  So try without sleeping first; when
- * that fails, submit what is held (the member ranges then take one more bio,
- * and the bios deferred for the batch go out early) and wait.  A NOWAIT
- * request does not wait: NULL.
+ * A member bio for the gather (see mqs_release_held()): the member bios
+ * being filled (@held) are held too; when they are submitted early, their
+ * member ranges take one more bio each.  A NOWAIT request does not wait:
+ * NULL.
  */
 static struct bio *mqs_gather_alloc(struct mqs_array *a, struct request *rq,
 				    blk_opf_t opf, struct bio **held,
@@ -441,8 +482,7 @@ static struct bio *mqs_gather_alloc(struct mqs_array *a, struct request *rq,
 			held[i] = NULL;
 		}
 	}
-	mqs_submit_list(out);
-	mqs_submit_deferred(rq->mq_hctx->driver_data);
+	mqs_release_held(rq, out);
 	return mqs_alloc_bio(a, rq, member, nr_vecs, opf, sector, GFP_NOIO);
 }
 
@@ -651,7 +691,7 @@ static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
 	if (blk_rq_sectors(rq) > queue_max_sectors(q) ||
 	    rq->nr_phys_segments > queue_max_segments(q))
 		return 0;
-	bio = bio_alloc_clone(m->bdev, rq->bio, mqs_gfp(rq), &a->bs);
+	bio = mqs_clone_held(a, rq, m->bdev, rq->bio, out);
 	if (!bio) {
 		mqs_set_status(rq, BLK_STS_AGAIN);
 		return -1;
@@ -662,27 +702,15 @@ static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
 }
 
 #ifdef CONFIG_BLK_DEV_INTEGRITY
-/*
- * A clone of @src for @member.  As in mqs_gather_alloc(): no sleeping on
- * the mempools while holding bios not yet submitted; a NOWAIT request does
- * not wait at all.  With GFP_NOIO the bio and its integrity payload come
- * from the bioset's mempools and cannot fail (see
- * mqs_bioset_integrity_create()).
- */
+/* A clone of @src for @member, counted in the request's references. */
 static struct bio *mqs_clone_alloc(struct mqs_array *a, struct request *rq,
 				   struct bio *src, u32 member,
 				   struct bio_list *out)
 {
-	struct block_device *bdev = a->members[member].bdev;
 	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	struct bio *bio;
 
-	bio = bio_alloc_clone(bdev, src, GFP_NOWAIT | __GFP_NOWARN, &a->bs);
-	if (!bio && !(rq->cmd_flags & REQ_NOWAIT)) {
-		mqs_submit_list(out);
-		mqs_submit_deferred(rq->mq_hctx->driver_data);
-		bio = bio_alloc_clone(bdev, src, GFP_NOIO, &a->bs);
-	}
+	bio = mqs_clone_held(a, rq, a->members[member].bdev, src, out);
 	if (bio)
 		atomic_inc(&cmd->pending);
 	return bio;
