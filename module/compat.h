@@ -519,4 +519,22 @@ static inline struct gendisk *mqs_alloc_disk(struct blk_mq_tag_set *set,
 }
 #endif
 
+/*
+ * mqs_cleanup_disk() - the last put of a disk from mqs_alloc_disk(), after
+ * del_gendisk() or when device_add_disk() failed.  Up to 5.19 only
+ * blk_cleanup_queue() exits the queue (blk_mq_exit_queue(),
+ * block/blk-core.c), so a blk_mq_alloc_disk() disk must be put with
+ * blk_cleanup_disk() (block/genhd.c), before blk_mq_free_tag_set().  6.0
+ * removed it: del_gendisk() exits the queue, and so does disk_release()
+ * for a disk never added (block/genhd.c).
+ */
+static inline void mqs_cleanup_disk(struct gendisk *disk)
+{
+#ifdef HAVE_BLK_CLEANUP_DISK
+	blk_cleanup_disk(disk);
+#else
+	put_disk(disk);
+#endif
+}
+
 #endif /* MQS_COMPAT_H */

@@ -887,7 +887,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 
 	err = device_add_disk(NULL, a->disk, mqs_attr_groups);
 	if (err)
-		goto out_put_disk;
+		goto out_cleanup_disk;
 	/* mqs_event_work() sends from now on (pairs with its acquire) */
 	smp_store_release(&a->disk_added, true);
 	/*
@@ -926,10 +926,10 @@ out_del_disk:
 	cancel_work_sync(&a->event_work);
 	mqs_unlink_holders(a);
 	del_gendisk(a->disk);
-out_put_disk:
+out_cleanup_disk:
 	WRITE_ONCE(a->dying, true);
 	cancel_work_sync(&a->event_work);
-	put_disk(a->disk);
+	mqs_cleanup_disk(a->disk);
 out_free_tag_set:
 	blk_mq_free_tag_set(&a->tag_set);
 out_exit_bioset:
@@ -975,7 +975,7 @@ static void mqs_destroy(struct mqs_array *a)
 	mqs_release_members(a, a->nr_members);
 	cancel_work_sync(&a->event_work);
 	pr_info("%s: stopped\n", a->disk->disk_name);
-	put_disk(a->disk);
+	mqs_cleanup_disk(a->disk);
 	blk_mq_free_tag_set(&a->tag_set);
 	bioset_exit(&a->bs);
 	ida_free(&mqs_index_ida, a->index);
