@@ -214,6 +214,44 @@ static inline unsigned int disk_openers(struct gendisk *disk)
 }
 #endif
 
+/* ---- user memory -------------------------------------------------- */
+
+#ifndef HAVE_FAULT_IN_SAFE_WRITEABLE
+/*
+ * 5.16 (and later 5.15.y) fault in user memory for writing without
+ * changing it; before, only fault_in_pages_writeable() was there, and it
+ * stores zeroes.  This is the 5.15.y stable version (mm/gup.c), with the
+ * bytes-not-faulted-in count corrected for a fault past the first page.
+ */
+static inline size_t mqs_fault_in_safe_writeable(const char __user *uaddr,
+						 size_t size)
+{
+	unsigned long start = (unsigned long)uaddr, end;
+	struct mm_struct *mm = current->mm;
+	bool unlocked = false;
+
+	if (unlikely(size == 0))
+		return 0;
+	end = PAGE_ALIGN(start + size);
+	if (end < start)
+		end = 0;
+
+	mmap_read_lock(mm);
+	do {
+		if (fixup_user_fault(mm, start, FAULT_FLAG_WRITE, &unlocked))
+			break;
+		start = (start + PAGE_SIZE) & PAGE_MASK;
+	} while (start != end);
+	mmap_read_unlock(mm);
+
+	if (size > start - (unsigned long)uaddr)
+		return size - (start - (unsigned long)uaddr);
+	return 0;
+}
+
+#define fault_in_safe_writeable mqs_fault_in_safe_writeable
+#endif
+
 /* ---- opening and releasing members -------------------------------- */
 
 #if defined(HAVE_BDEV_FILE_OPEN_BY_DEV)
