@@ -254,6 +254,32 @@ static inline size_t mqs_fault_in_safe_writeable(const char __user *uaddr,
 
 /* ---- opening and releasing members -------------------------------- */
 
+/*
+ * mqs_close_member() must give up the claim before it returns: the caller
+ * frees the array (the holder) next, and with it maybe the module (rmmod
+ * stops every array), while a claim that is still held with our holder ops
+ * can call ->mark_dead() on the array at any time.  Every branch below
+ * releases the claim synchronously:
+ *
+ *  - up to 6.6 blkdev_put() and in 6.7/6.8 bdev_release() end the claim
+ *    before they return: bd_end_claim() clears bd_holder_ops under
+ *    bd_holder_lock, the lock bdev_mark_dead() calls ->mark_dead() under
+ *    (block/bdev.c).
+ *
+ *  - 6.9+ opens the member as a struct file.  Its release,
+ *    blkdev_release() -> bdev_release() -> bd_end_claim() (block/fops.c,
+ *    block/bdev.c), runs at the last fput(), which fput() defers to task
+ *    work run on the way back to user space, after the ioctl (or
+ *    delete_module()) has freed the array (fs/file_table.c).
+ *    bdev_fput() yields the claim at once and leaves only the rest of the
+ *    release to fput().  A kernel that opens members as files but has no
+ *    bdev_fput() (a partial backport: mainline 6.9 has both) gets
+ *    __fput_sync() instead, which runs the release before it returns: the
+ *    file is ours alone (never in a file table), so this put is the last.
+ *    flush_delayed_fput() would not do: it runs the fputs of kernel
+ *    threads (delayed_fput_list), not the task work of the current task,
+ *    and task_work_run() is not exported.
+ */
 #if defined(HAVE_BDEV_FILE_OPEN_BY_DEV)
 /* 6.9+: the claim is a struct file. */
 typedef struct file *mqs_bdev_handle_t;
@@ -276,7 +302,8 @@ static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
 #ifdef HAVE_BDEV_FPUT
 	bdev_fput(handle);
 #else
-	fput(handle);
+	/* not fput(): the claim must be gone when this returns (above) */
+	__fput_sync(handle);
 #endif
 }
 #elif defined(HAVE_BDEV_OPEN_BY_DEV)
@@ -348,7 +375,8 @@ static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
 /*
  * Holder ops are used only where ->mark_dead takes the surprise argument
  * (6.8+): from then on it is called with bd_holder_lock held and must drop
- * it (block/bdev.c: bdev_mark_dead()).
+ * it (block/bdev.c: bdev_mark_dead()).  They rely on mqs_close_member()
+ * ending the claim before it returns (above).
  */
 #ifdef HAVE_MARK_DEAD_SURPRISE
 #define MQS_HAVE_HOLDER_OPS 1

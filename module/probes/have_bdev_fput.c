@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* 6.10+: bdev_fput() yields the claim at once */
+/* 6.9+: bdev_fput() yields the claim at once */
 #include <linux/blkdev.h>
 int mqs_probe(void);
 int mqs_probe(void)
