@@ -314,8 +314,8 @@ static const char *const mqs_member_state_names[] = {
  * "members" and "errors" have one line per slot: up to
  * MQSTRIPE_MAX_MEMBERS lines, more than the page a text attribute may
  * fill (sysfs_emit()).  They are binary attributes, which sysfs reads at
- * any offset: each read formats the whole text and copies out the part
- * asked for.  A reader that needs several read() calls may see counts that
+ * any offset: each read formats the text up to the end of the part asked
+ * for and copies that part out.  A reader that needs several read() calls may see counts that
  * moved between them, as on any re-read.
  */
 #define MQS_SLOT_LINE_MAX	80	/* longest line of either, with room */
@@ -358,7 +358,8 @@ static ssize_t mqs_slots_read(struct kobject *kobj, mqs_slot_fmt_t fmt,
 	text = kvmalloc(size, GFP_KERNEL);
 	if (!text)
 		return -ENOMEM;
-	for (i = 0; i < a->nr_members; i++)
+	/* lines past the part asked for are not needed */
+	for (i = 0; i < a->nr_members && len < off + count; i++)
 		len += fmt(a, i, text + len, size - len);
 	ret = memory_read_from_buffer(buf, count, &off, text, len);
 	kvfree(text);
