@@ -45,6 +45,9 @@
 				 REQ_IDLE | REQ_RAHEAD | REQ_BACKGROUND | \
 				 REQ_NOUNMAP | REQ_NOWAIT | MQS_REQ_POLLED)
 
+/* Pause before a request that met AGAIN without REQ_NOWAIT runs again. */
+#define MQS_AGAIN_DELAY_MS	3
+
 /* First error of a request wins; the request ends with it. */
 static void mqs_set_status(struct request *rq, blk_status_t status)
 {
@@ -63,7 +66,14 @@ static void mqs_set_status(struct request *rq, blk_status_t status)
  * (io_rw_should_reissue() in io_uring/rw.c), and member bios complete
  * anywhere.  So the request is requeued without REQ_NOWAIT and dispatched
  * again from kblockd, which may sleep.  Member writes that were done are
- * written again with the same data.
+ * written again with the same data.  The block layer, dm and md answer
+ * AGAIN only to REQ_NOWAIT bios (block/blk-mq.c, drivers/md/dm.c, md.c),
+ * so a request without it should never see one; if a member does answer
+ * AGAIN to a bio that may wait, the request is still requeued, after a
+ * pause (as blk-mq does for BLK_STS_RESOURCE), never ended with EAGAIN.
+ *
+ * A failed read-ahead request is quiet: the page cache reads the pages
+ * again without REQ_RAHEAD if they are wanted, and that read is reported.
  */
 static void mqs_put_cmd(struct request *rq)
 {
@@ -73,12 +83,19 @@ static void mqs_put_cmd(struct request *rq)
 	if (!atomic_dec_and_test(&cmd->pending))
 		return;
 	status = (__force blk_status_t)atomic_read(&cmd->status);
-	if (unlikely(status == BLK_STS_AGAIN) &&
-	    (rq->cmd_flags & REQ_NOWAIT)) {
-		rq->cmd_flags &= ~REQ_NOWAIT;
-		blk_mq_requeue_request(rq, true);
+	if (unlikely(status == BLK_STS_AGAIN)) {
+		if (rq->cmd_flags & REQ_NOWAIT) {
+			rq->cmd_flags &= ~REQ_NOWAIT;
+			blk_mq_requeue_request(rq, true);
+		} else {
+			blk_mq_requeue_request(rq, false);
+			blk_mq_delay_kick_requeue_list(rq->q,
+						       MQS_AGAIN_DELAY_MS);
+		}
 		return;
 	}
+	if (unlikely(status) && (rq->cmd_flags & REQ_RAHEAD))
+		rq->rq_flags |= RQF_QUIET;
 	blk_mq_end_request(rq, status);
 }
 
@@ -168,13 +185,18 @@ static void mqs_end_io(struct bio *bio)
 
 		/*
 		 * Not member faults: BLK_STS_AGAIN (a NOWAIT bio would have
-		 * waited), and BLK_STS_NOTSUPP for discard or write-zeroes
-		 * (the member lost the operation).
+		 * waited), any error of a read-ahead bio (a member may fail
+		 * it without trying: dm does while suspended, see
+		 * dm_submit_bio() in drivers/md/dm.c; dm-stripe's
+		 * stripe_end_io() and md's raid1_should_handle_error() do
+		 * not count them either), and BLK_STS_NOTSUPP for discard
+		 * or write-zeroes (the member lost the operation).
 		 */
 		if (bio->bi_status == BLK_STS_NOTSUPP &&
 		    (op == REQ_OP_DISCARD || op == REQ_OP_WRITE_ZEROES))
 			mqs_member_refused(mb->member, op);
-		else if (bio->bi_status != BLK_STS_AGAIN)
+		else if (bio->bi_status != BLK_STS_AGAIN &&
+			 !(bio->bi_opf & REQ_RAHEAD))
 			mqs_member_failed(mb->member, op, flush,
 					  bio->bi_status);
 		mqs_set_status(rq, bio->bi_status);

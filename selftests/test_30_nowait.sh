@@ -16,10 +16,22 @@
 #    REQ_NOWAIT to the member and requeues the array request when a member
 #    would block (block_rq_requeue on the array), so the read still returns
 #    the right data and never EAGAIN (the array itself has free tags).
+# 5. A stacked member that answers AGAIN: members are dm-linear maps over
+#    the NVMe drives; one is suspended (dm answers a REQ_NOWAIT bio with
+#    BLK_STS_AGAIN and fails a REQ_RAHEAD bio at once, drivers/md/dm.c
+#    dm_submit_bio()).  While it is suspended, RWF_NOWAIT reads, io_uring
+#    reads and a buffered read (read-ahead) of the array wait; after the
+#    resume they all return the right data, never EAGAIN or EIO.  The
+#    read-ahead bio that failed is no member fault (as for dm-stripe's
+#    stripe_end_io() and md's raid1_should_handle_error()): the member
+#    stays ok with no error counted, the array active, and the kernel log
+#    has no error line for the array.
 # Catches: NOWAIT advertised over a member without it (EOPNOTSUPP or
 # blocking surprises), REQ_NOWAIT ignored (no requeue: the submitter slept),
 # an AGAIN from a member completion leaking to the caller (io_uring returns
-# it to the application as EAGAIN), wrong data after a requeue.
+# it to the application as EAGAIN), wrong data after a requeue, a member
+# marked faulty (and the array failed) because read-ahead met a suspended
+# dm member.
 
 . "$(dirname "$0")/lib.sh"
 mqs_init
@@ -126,4 +138,97 @@ if mqs_create --chunk 64K "${NBDEV[@]}"; then
 else
 	fail "create an array over 4 null_blk members"
 fi
+
+# ---- 5. a stacked member that answers AGAIN: dm-linear, suspended
+LIN=()
+for i in 0 1 2 3; do
+	mqs_dm_create "nwlin$i" "0 $(($(blk_bytes "${M[i]}") / 512)) linear ${M[i]} 0" ||
+		mqs_die "dm-linear over ${M[i]}"
+	LIN+=("$DM_DEV")
+done
+check_eq "precondition: dm-linear $(blk_name "${LIN[1]}") supports RWF_NOWAIT" OK \
+	"$(nowait once "${LIN[1]}" 0 4096)"
+mqs_must_create --chunk 64K "${LIN[@]}"
+DEV=$MQS_DEV
+check_cmd "fill the first 8 MiB" pattern fill "$DEV" 0 8M 11
+drop_caches
+T=$(tracefs_dir) || mqs_die "tracefs available" "cannot mount tracefs"
+MQS_TRACE=$T
+echo 0 >"$T/tracing_on"
+echo >"$T/trace"
+echo 1 >"$T/events/block/block_rq_requeue/enable"
+echo 1 >"$T/events/block/block_rq_complete/enable"
+mark=$(klog_mark "test_30 suspending $(blk_name "${LIN[1]}")")
+dmsetup suspend --noudevsync mqst-nwlin1 || mqs_die "dmsetup suspend mqst-nwlin1"
+# from here on, nothing may stop the test before the resume
+r=$(nowait once "${LIN[1]}" 0 4096)
+echo 1 >"$T/tracing_on"
+# chunk 1 (member 1) is in every read below
+"$PYTHON" -S "$MQS_DIR/nowait.py" loop "$DEV" 4 $((16 * K)) 11 $((8 << 20)) \
+	>"$MQS_TMP/nw-loop.out" 2>&1 &
+nwpid=$!
+MQS_BG+=($nwpid)
+fio --name=susp --filename="$DEV" --rw=randread --bs=16k --direct=1 \
+	--ioengine=io_uring --iodepth=16 --size=8M --io_size=2M \
+	--output="$MQS_TMP/fio-susp.out" >/dev/null 2>&1 &
+fiopid=$!
+MQS_BG+=($fiopid)
+dd if="$DEV" of="$MQS_TMP/ra.bin" bs=64k count=16 2>"$MQS_TMP/dd.err" &
+ddpid=$!
+MQS_BG+=($ddpid)
+sleep 3
+alive=0
+for p in $nwpid $fiopid $ddpid; do
+	kill -0 "$p" 2>/dev/null && alive=$((alive + 1))
+done
+dmsetup resume --noudevsync mqst-nwlin1 || mqs_die "dmsetup resume mqst-nwlin1"
+check_eq "precondition: the suspended dm member answers RWF_NOWAIT with EAGAIN" EAGAIN "$r"
+check_eq "the three readers wait while the member is suspended" 3 "$alive"
+# rc_of PID: RC = its exit status once it ends, "hung" after 60 s (then
+# killed); not in a subshell, which could not wait for it
+rc_of() {
+	local t=$((SECONDS + 60))
+	while kill -0 "$1" 2>/dev/null && [ $SECONDS -lt $t ]; do
+		sleep 0.2
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -KILL "$1"
+		wait "$1" 2>/dev/null
+		RC=hung
+	else
+		wait "$1"
+		RC=$?
+	fi
+}
+rc_of $nwpid
+nrc=$RC
+rc_of $fiopid
+frc=$RC
+rc_of $ddpid
+drc=$RC
+check_eq "after the resume the three readers end" "0 0 0" "$nrc $frc $drc"
+echo 0 >"$T/tracing_on"
+dc=$(blk_devno "$DEV" | tr : ,)
+nreq=$(grep -c "block_rq_requeue: $dc " "$T/trace")
+nra=$(grep -c "block_rq_complete: $dc R[A-Z]*A[A-Z]* .*\[-5\]" "$T/trace")
+echo 0 >"$T/events/block/block_rq_requeue/enable"
+echo 0 >"$T/events/block/block_rq_complete/enable"
+out=$(cat "$MQS_TMP/nw-loop.out")
+diag "suspended member: RWF_NOWAIT reads $out; array requeues $nreq, failed read-ahead requests $nra"
+check_match "suspended member: RWF_NOWAIT reads return the pattern, never EAGAIN or another error" \
+	'^ok=[1-9][0-9]* eagain=0 other=0 bad=0' "$out"
+check_ge "suspended member: the member's AGAIN requeued array requests" 1 "$nreq"
+check_eq "suspended member: io_uring reads end without error" 0 \
+	"$(grep -c 'err= *[1-9]' "$MQS_TMP/fio-susp.out")"
+check_cmd "suspended member: the buffered read returned the pattern" \
+	cmp "$MQS_TMP/ra.bin" <(dd if="$DEV" bs=64k count=16 iflag=direct 2>/dev/null)
+check_ge "suspended member: read-ahead met the suspended member (a failed RA request)" 1 "$nra"
+"$STRIPECTL" status --json "$DEV" >"$MQS_TMP/status.json" 2>&1
+J=$MQS_TMP/status.json
+check_eq "suspended member: member 1 stays ok without errors, the array active" \
+	"ok 0 active" "$(jget "$J" members.1.state members.1.read_errors state)"
+log=$(klog_since "$mark")
+check_eq "suspended member: no error line for $MQS_DISK in the kernel log" "" \
+	"$(grep -E "$MQS_DISK.*(error|fail)|(error|fail).*$MQS_DISK" <<<"$log")"
+check_stop "$DEV"
 mqs_finish
