@@ -92,13 +92,15 @@ struct mqs_member {
  * @node: entry in the list of arrays, under mqs_ctl_mutex.
  * @index: N of /dev/mqstripeN.
  * @disk: the gendisk; its private_data and queuedata point here.
- * @tag_set: one hardware context per possible CPU.
+ * @tag_set: one hardware context per possible CPU, one tag space shared
+ *	by all of them.
  * @bs: bioset of the member bios, with struct mqs_bio as front pad.
  * @geom: the mapping (mqstripe_map.h).
  * @chunk_bytes: chunk size.
  * @data_offset_bytes: start of data on every member.
  * @member_data_sectors: sectors of each member used for data.
- * @queue_depth: tags per hardware context.
+ * @queue_depth: requests of the array (tags, shared by its hardware
+ *	contexts).
  * @poll: every member has poll queues: the tag set has a poll map
  *	(HCTX_TYPE_POLL) and polled requests poll their member bios.
  * @dying: set under disk->open_mutex when a REMOVE has started; refuses

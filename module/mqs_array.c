@@ -269,6 +269,50 @@ static const struct block_device_operations mqs_fops = {
 	.open	= mqs_open,
 };
 
+/*
+ * The default queue depth: what the members take at once, summed (each
+ * member's nr_requests: the requests of one of its hardware contexts, or
+ * of its scheduler; BLKDEV_DEFAULT_RQ for a bio-based member such as dm),
+ * at least MQSTRIPE_DEFAULT_QUEUE_DEPTH and at most
+ * MQSTRIPE_MAX_QUEUE_DEPTH.  More requests than that would only wait in
+ * ->queue_rq() for member tags.
+ */
+static u32 mqs_default_queue_depth(const struct mqs_array *a)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < a->nr_members; i++)
+		sum += bdev_get_queue(a->members[i].bdev)->nr_requests;
+	return clamp_t(u64, sum, MQSTRIPE_DEFAULT_QUEUE_DEPTH,
+		       MQSTRIPE_MAX_QUEUE_DEPTH);
+}
+
+/* bio_vecs inside a bio of a bio set (BIO_INLINE_VECS, block/blk.h) */
+#define MQS_BIO_INLINE_VECS	4
+
+/*
+ * The memory an array allocates up front, from the sizes of what blk-mq
+ * and the bio set allocate (blk_mq_alloc_rqs() and blk_mq_alloc_rq_map()
+ * in block/blk-mq.c, bioset_init() in block/bio.c): each request with its
+ * driver data, cache-line aligned, and two pointers to it; each hardware
+ * context with ours; the reserve of member bios, each with its largest
+ * bio_vec array (BIO_MAX_VECS) from the bio_vec reserve.  Not counted:
+ * blk-mq's per-CPU software contexts, bitmaps, and the requests of an IO
+ * scheduler when one is set (nr_requests more).
+ */
+static u64 mqs_memory_bytes(const struct mqs_array *a)
+{
+	u64 rq = round_up(sizeof(struct request) + sizeof(struct mqs_cmd),
+			  cache_line_size()) + 2 * sizeof(struct request *);
+	u64 hctx = sizeof(struct blk_mq_hw_ctx) + sizeof(struct mqs_hctx);
+	u64 bio = offsetof(struct mqs_bio, bio) + sizeof(struct bio) +
+		  (MQS_BIO_INLINE_VECS + BIO_MAX_VECS) * sizeof(struct bio_vec);
+
+	return a->queue_depth * rq + a->tag_set.nr_hw_queues * hctx +
+	       MQS_BIO_POOL_SIZE * bio;
+}
+
 /* ---- sysfs: /sys/block/mqstripeN/mqstripe/ -------------------------- */
 
 static struct mqs_array *mqs_dev_array(struct device *dev)
@@ -397,6 +441,13 @@ static ssize_t nr_members_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(nr_members);
 
+static ssize_t memory_bytes_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", mqs_memory_bytes(mqs_dev_array(dev)));
+}
+static DEVICE_ATTR_RO(memory_bytes);
+
 static struct attribute *mqs_attrs[] = {
 	&dev_attr_uuid.attr,
 	&dev_attr_name.attr,
@@ -404,6 +455,7 @@ static struct attribute *mqs_attrs[] = {
 	&dev_attr_data_offset_bytes.attr,
 	&dev_attr_nr_members.attr,
 	&dev_attr_state.attr,
+	&dev_attr_memory_bytes.attr,
 	NULL,
 };
 
@@ -581,10 +633,10 @@ static int mqs_check_geometry(struct mqstripe_create *c)
 	    c->nr_members > MQSTRIPE_MAX_MEMBERS)
 		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
 				-EINVAL);
-	if (!c->queue_depth)
-		c->queue_depth = MQSTRIPE_DEFAULT_QUEUE_DEPTH;
-	if (c->queue_depth < MQSTRIPE_MIN_QUEUE_DEPTH ||
-	    c->queue_depth > MQSTRIPE_MAX_QUEUE_DEPTH)
+	/* 0: sized from the members once they are claimed */
+	if (c->queue_depth &&
+	    (c->queue_depth < MQSTRIPE_MIN_QUEUE_DEPTH ||
+	     c->queue_depth > MQSTRIPE_MAX_QUEUE_DEPTH))
 		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_QUEUE_DEPTH,
 				-EINVAL);
 	if (!c->chunk_bytes)
@@ -748,11 +800,20 @@ static int mqs_init_tag_set(struct mqs_array *a)
 		set->map[HCTX_TYPE_POLL].queue_offset = nr_cpu_ids;
 		set->nr_hw_queues += nr_cpu_ids;
 	}
+	/*
+	 * One tag space for all contexts (BLK_MQ_F_TAG_HCTX_SHARED): the
+	 * requests of the array, and their memory, do not grow with the CPUs.
+	 * With shared tags the block layer would pick mq-deadline by default
+	 * (elevator_get_default() in block/elevator.c); the array has one
+	 * context per CPU and, like any multi-queue device, no scheduler
+	 * until the admin sets one.
+	 */
 	set->queue_depth = a->queue_depth;
 	set->numa_node = NUMA_NO_NODE;
 	set->cmd_size = sizeof(struct mqs_cmd);
 	set->flags = MQS_TAG_SET_MERGE_FLAG | BLK_MQ_F_BLOCKING |
-		     BLK_MQ_F_STACKING;
+		     BLK_MQ_F_STACKING | BLK_MQ_F_TAG_HCTX_SHARED |
+		     BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 	set->driver_data = a;
 	return blk_mq_alloc_tag_set(set);
 }
@@ -845,6 +906,8 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	a->member_data_sectors = round_down(min_size -
 					    a->geom.data_offset_sectors,
 					    chunk_sectors);
+	if (!a->queue_depth)
+		a->queue_depth = mqs_default_queue_depth(a);
 
 	err = ida_alloc_max(&mqs_index_ida, (MINORMASK >> MQS_PART_SHIFT) - 1,
 			    GFP_KERNEL);

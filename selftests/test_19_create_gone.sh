@@ -3,7 +3,7 @@
 #
 # A member removed while its array is being created.  Eight configfs
 # null_blk devices are the members.  Each round starts "stripectl create
-# --queue-depth 4096" (CPUs x 4096 requests to allocate: a wide window
+# --queue-depth 4096" (4096 requests to allocate: a wide window
 # between the module's claim of member 0 and the array's disk being
 # added) and, beside it, powers member 0 off (configfs "power" 0) a delay
 # after stripectl wrote the last member's superblock (seen in its

@@ -7,8 +7,8 @@
 # 2. One member without NOWAIT (dm-delay has no DM_TARGET_NOWAIT): the array
 #    must not advertise it either: RWF_NOWAIT gets EOPNOTSUPP, plain reads
 #    work.
-# 3. A saturated array (queue depth 1, fio keeping the tag of one CPU's
-#    context busy): RWF_NOWAIT reads from that CPU get EAGAIN instead of
+# 3. A saturated array (queue depth 1, fio keeping its one tag busy):
+#    RWF_NOWAIT reads from that CPU get EAGAIN instead of
 #    blocking, and never another error or wrong data.
 # 4. Saturated members under an idle array (null_blk members with 2 tags
 #    and 1 ms completions, fio keeping them busy): an RWF_NOWAIT read must
@@ -82,7 +82,7 @@ mqs_dm_remove nwdly
 # ---- 3. a saturated array: EAGAIN
 mqs_must_create --chunk 64K --queue-depth 1 "${M[@]}"
 DEV=$MQS_DEV
-check_eq "queue depth 1 per context" 1 "$(cat "$MQS_SYS/queue/nr_requests")"
+check_eq "queue depth 1" 1 "$(cat "$MQS_SYS/queue/nr_requests")"
 check_cmd "fill the first 8 MiB" pattern fill "$DEV" 0 8M 7
 taskset -c 1 fio --name=sat --filename="$DEV" --rw=randread --bs=64k --direct=1 \
 	--ioengine=libaio --iodepth=32 --size=8M --time_based --runtime=60 \

@@ -143,9 +143,11 @@ enum mqstripe_error_code {
  *	device.  The module claims each member exclusively itself; the caller
  *	must not hold them with O_EXCL.
  * @nr_members: in: MQSTRIPE_MIN_MEMBERS..MQSTRIPE_MAX_MEMBERS.
- * @queue_depth: in: tags per hardware context, 0 for
- *	MQSTRIPE_DEFAULT_QUEUE_DEPTH, else MQSTRIPE_MIN_QUEUE_DEPTH..
- *	MQSTRIPE_MAX_QUEUE_DEPTH.
+ * @queue_depth: in: requests of the array (one tag space shared by its
+ *	hardware contexts, so the count does not grow with the CPUs),
+ *	MQSTRIPE_MIN_QUEUE_DEPTH..MQSTRIPE_MAX_QUEUE_DEPTH; 0 for the sum of
+ *	the members' nr_requests, at least MQSTRIPE_DEFAULT_QUEUE_DEPTH and at
+ *	most MQSTRIPE_MAX_QUEUE_DEPTH.
  * @chunk_bytes: in: 0 for MQSTRIPE_DEFAULT_CHUNK_BYTES, else a power of
  *	two from 4 KiB to 16 MiB, not smaller than any member's physical
  *	block size; @nr_members x @chunk_bytes at most
@@ -252,7 +254,8 @@ struct mqstripe_member_info {
  * @data_offset_bytes: out.
  * @capacity_bytes: out: size of the array device.
  * @member_data_bytes: out: bytes of each member used for data.
- * @queue_depth: out: tags per hardware context.
+ * @queue_depth: out: requests of the array, shared by its hardware
+ *	contexts.
  * @nr_hw_queues: out: hardware contexts.
  * @name: out: NUL-terminated.
  * @uuid: out.

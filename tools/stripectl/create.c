@@ -477,7 +477,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		{ "uuid", 'u', OPT_STR, &uuid_str, NULL, "UUID",
 		  "array UUID, as 01234567-89ab-cdef-0123-456789abcdef (default: random)" },
 		{ "queue-depth", 'q', OPT_UINT, &depth, &depth_given, "N",
-		  "tags per hardware queue, 1..4096 (default 128)" },
+		  "requests of the array, shared by its hardware queues (one per CPU), 1..4096 (default: the members' nr_requests summed, 128..4096)" },
 		{ "data-offset", 'o', OPT_SIZE, &offset, NULL, "SIZE",
 		  "where data starts on every member: at least 8K (the superblock is at 4K), a multiple of 4K and of the members' physical block size (default 1M)" },
 		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
