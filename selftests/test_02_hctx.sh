@@ -5,9 +5,9 @@
 # one CPU, all CPUs covered.  One tag space shared by the contexts: the
 # queue depth is the array's request count (default: the members'
 # nr_requests summed, 128..4096; settable 1..4096), no IO scheduler by
-# default (as for any multi-queue device); a request in flight
-# from CPU 0 (held by a dm-delay member) is busy in the tags of CPU 1's
-# context too.  mqstripe/memory_bytes grows by one request's size (256 B
+# default (as for any multi-queue device); a request in flight from CPU 0
+# (held by a suspended dm member) is busy in the tags of CPU 1's context
+# too.  mqstripe/memory_bytes grows by one request's size (256 B
 # to 1 KiB) per unit of depth, not by CPUs times that.
 # Catches: a single hw queue, a queue count from online instead of possible
 # CPUs, several CPUs mapped to one hctx, the depth option ignored, tags
@@ -78,35 +78,28 @@ diag "memory_bytes: $mem64 at depth 64, $mem_default at depth $DEFDEPTH, $mem409
 check_ge "memory_bytes grows by at least 256 bytes per request" 256 "$per_rq"
 check_le "memory_bytes grows by at most 1 KiB per request, whatever the CPUs" 1024 "$per_rq"
 
-# one tag space: a request held by a dm-delay member (chunk 0, member 0)
-# from CPU 0 is busy in the tags of every context
+# one tag space: a request held by a suspended dm-linear member (chunk 0,
+# member 0) from CPU 0 is busy in the tags of every context
 sectors=$(($(blk_bytes "${NV[0]}") / 512))
-# delay_to MS: dm-delay's delay (0 while stripectl reads and writes the
-# superblocks)
-delay_to() {
-	dmsetup suspend --noudevsync mqst-hctxdly &&
-		dmsetup load --noudevsync mqst-hctxdly --table "0 $sectors delay ${NV[0]} 0 $1" &&
-		dmsetup resume --noudevsync mqst-hctxdly
-}
-mqs_dm_create hctxdly "0 $sectors delay ${NV[0]} 0 0" || mqs_die "dm-delay over ${NV[0]}"
+mqs_dm_create hctxlin "0 $sectors linear ${NV[0]} 0" || mqs_die "dm-linear over ${NV[0]}"
 mqs_must_create --chunk 64K --queue-depth 8 "$DM_DEV" "${NV[1]}"
-delay_to 3000 || mqs_die "dm-delay of 3 s"
+dmsetup suspend --noudevsync mqst-hctxlin || mqs_die "dmsetup suspend mqst-hctxlin"
 taskset -c 0 dd if="$MQS_DEV" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &
 ddpid=$!
 MQS_BG+=($ddpid)
-check_cmd "a read from CPU 0 is in flight" wait_inflight "$MQS_SYS" 20
+wait_inflight "$MQS_SYS" 20
 D=/sys/kernel/debug/block/$MQS_DISK
 [ -d "$D" ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
 busy=()
 for c in 0 1; do
 	busy+=("$(sed -n 's/^busy=//p' "$D/hctx$c/tags" 2>&1 | head -n 1)")
 done
-check_eq "the request from CPU 0 is busy in the tags of hctx 0 and hctx 1 (one tag space)" \
+dmsetup resume --noudevsync mqst-hctxlin || mqs_die "dmsetup resume mqst-hctxlin"
+check_eq "the request from CPU 0, held by the suspended member, is busy in the tags of hctx 0 and hctx 1 (one tag space)" \
 	"1 1" "${busy[*]}"
 wait "$ddpid"
-delay_to 0 || mqs_die "dm-delay back to 0"
 check_stop "$MQS_DEV"
-mqs_dm_remove hctxdly
+mqs_dm_remove hctxlin
 check_fails "--queue-depth 4097 refused" any 'queue-depth' \
 	"$STRIPECTL" create --queue-depth 4097 "${NV[@]:0:2}"
 check_fails "--queue-depth 0 refused" any 'queue-depth' \
