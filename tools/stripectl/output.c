@@ -92,15 +92,25 @@ void json_add(struct json_object *obj, const char *key,
 	json_object_object_add(obj, key, val);
 }
 
-/* Print @obj on stdout and drop it. */
+/*
+ * Print the document @obj on stdout, "json_version" first, and drop it.
+ * The keys of @obj follow in their order.
+ */
 int json_print(struct json_object *obj)
 {
 	int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
+	struct json_object *doc = json_object_new_object();
 
 #ifdef JSON_C_TO_STRING_NOSLASHESCAPE
 	flags |= JSON_C_TO_STRING_NOSLASHESCAPE;	/* "/dev/x", not "\/dev\/x" */
 #endif
-	printf("%s\n", json_object_to_json_string_ext(obj, flags));
+	json_add(doc, "json_version", json_u64(MQS_JSON_VERSION));
+	{
+		json_object_object_foreach(obj, key, val)
+			json_add(doc, key, json_object_get(val));
+	}
 	json_object_put(obj);
+	printf("%s\n", json_object_to_json_string_ext(doc, flags));
+	json_object_put(doc);
 	return fflush(stdout) ? -1 : 0;
 }

@@ -2,7 +2,10 @@
 /*
  * Output back-ends shared by list and status: columns for people, JSON
  * (json-c) for scripts.  JSON keys are snake_case with the unit in the
- * name (chunk_bytes, max_sectors_kb).
+ * name (chunk_bytes, max_sectors_kb).  Every JSON document starts with
+ * "json_version": MQS_JSON_VERSION; within a version keys are only added,
+ * never renamed, removed or given another meaning (stripectl(8), JSON
+ * OUTPUT).
  */
 #ifndef STRIPECTL_OUTPUT_H
 #define STRIPECTL_OUTPUT_H
@@ -11,6 +14,8 @@
 #include <stdint.h>
 
 #include <json.h>
+
+#define MQS_JSON_VERSION	1
 
 #define TABLE_MAX_COLS	10
 #define TABLE_CELL	64

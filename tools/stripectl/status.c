@@ -163,7 +163,7 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 	bool json = false;
 	const struct opt opts[] = {
 		{ "json", 'j', OPT_FLAG, &json, NULL, NULL,
-		  "print JSON: {\"arrays\": [{\"device\", \"index\", \"name\", \"uuid\", \"nr_members\", \"chunk_bytes\", \"capacity_bytes\", \"state\", \"members\": [{\"slot\", \"device\", \"major\", \"minor\"}]}]}" },
+		  "print JSON: {\"json_version\": 1, \"arrays\": [{\"device\", \"index\", \"name\", \"uuid\", \"nr_members\", \"chunk_bytes\", \"capacity_bytes\", \"state\", \"members\": [{\"slot\", \"device\", \"major\", \"minor\"}]}]}" },
 		{ 0 }
 	};
 	struct json_object *root = NULL, *arr = NULL;

@@ -159,9 +159,9 @@ expect 1 "^stripectl: $TMP/regular: no mqstripe superblock" examine "$TMP/regula
 # JSON document on stdout with status "none"
 run examine --json "$TMP/regular"
 if [ "$rc" -eq 1 ] && grep -q 'no mqstripe superblock' "$TMP/err" &&
-   python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (d["status"] == "none" and d["device"] == sys.argv[1] and len(d) == 2))' \
+   python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (d["status"] == "none" and d["device"] == sys.argv[1] and list(d) == ["json_version", "device", "status"] and d["json_version"] == 1))' \
 	"$TMP/regular" <"$TMP/out"; then
-	ok "stripectl examine --json on a file without a superblock: exit 1, {device, status: none}"
+	ok "stripectl examine --json on a file without a superblock: exit 1, {json_version: 1, device, status: none}"
 else
 	not_ok "stripectl examine --json on a file without a superblock (exit $rc)"
 	sed 's/^/# stdout: /' "$TMP/out"

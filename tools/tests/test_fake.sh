@@ -227,11 +227,14 @@ check "status of a non-block path" eval "rc_is 1 && err_is '^stripectl: /dev/nul
 if have_jq; then
 	sc list --json
 	check "list --json" eval 'rc_is 0 && jq_is "[.arrays[] | [.device, .index, .name, .nr_members, .chunk_bytes, .capacity_bytes, .state]]" "[[\"/dev/mqstripe0\",0,\"db\",3,65536,3218079744,\"active\"],[\"/dev/mqstripe1\",1,\"\",2,524288,2143289344,\"active\"]]"'
+	check "list --json keys: json_version first, then arrays" eval 'jq_is "keys_unsorted" "[\"json_version\",\"arrays\"]" && jq_is .json_version 1'
+	check "list --json keys of arrays and members" eval 'jq_is "[.arrays[] | keys], (.arrays[0].members[0] | keys)" "[[\"capacity_bytes\",\"chunk_bytes\",\"device\",\"index\",\"members\",\"name\",\"nr_members\",\"state\",\"uuid\"],[\"capacity_bytes\",\"chunk_bytes\",\"device\",\"index\",\"members\",\"name\",\"nr_members\",\"state\",\"uuid\"]]
+[\"device\",\"major\",\"minor\",\"slot\"]"'
 	sc status --json mqstripe1
 	check "status --json geometry" eval 'rc_is 0 && jq_is "[.uuid, .chunk_bytes, .stripe_width_bytes, .data_offset_bytes, .queue_depth, .nr_hw_queues, .major, .minor]" "[\"01234567-89ab-cdef-0123-456789abcdef\",524288,1048576,2097152,64,2,60,1]"'
 	check "status --json members" eval 'jq_is "[.members[] | [.slot, .device, .state, .size_bytes, .read_errors]]" "[[0,\"$L3\",\"ok\",1073741824,0],[1,\"$L4\",\"faulty\",1073741824,3]]"'
 	check "status --json queue limits" eval 'jq_is "[.queue_limits | .logical_block_size_bytes, .optimal_io_size_bytes, .max_sectors_kb, .discard_max_bytes, .write_cache, .fua, .rotational, .read_ahead_kb]" "[512,1048576,1280,2199023255040,\"write back\",true,false,null]"'
-	check "status --json keys" eval 'jq_is "keys" "[\"capacity_bytes\",\"chunk_bytes\",\"data_offset_bytes\",\"device\",\"index\",\"major\",\"member_data_bytes\",\"members\",\"minor\",\"name\",\"nr_hw_queues\",\"nr_members\",\"queue_depth\",\"queue_limits\",\"state\",\"stripe_width_bytes\",\"superblock\",\"uuid\"]"'
+	check "status --json keys" eval 'jq_is "keys" "[\"capacity_bytes\",\"chunk_bytes\",\"data_offset_bytes\",\"device\",\"index\",\"json_version\",\"major\",\"member_data_bytes\",\"members\",\"minor\",\"name\",\"nr_hw_queues\",\"nr_members\",\"queue_depth\",\"queue_limits\",\"state\",\"stripe_width_bytes\",\"superblock\",\"uuid\"]"'
 else
 	skip "no jq" "list and status JSON"
 fi
@@ -264,6 +267,7 @@ check "examine: text" eval 'rc_is 0 && grep -qE "^  slot: +1$" "$TMP/out" && gre
 sc examine --json "$L1"
 if have_jq; then
 	check "examine --json" eval 'rc_is 0 && jq_is "[.status, .slot, .nr_members, .chunk_bytes, .name, .state, .checksum_ok, (.member_uuids | length)]" "[\"ok\",1,3,65536,\"db\",\"clean\",true,3]"'
+	check "examine --json keys, json_version first" eval 'jq_is "keys" "[\"array_logical_block_size_bytes\",\"array_uuid\",\"checksum\",\"checksum_ok\",\"chunk_bytes\",\"ctime\",\"data_bytes\",\"data_offset_bytes\",\"device\",\"events\",\"feature_compat\",\"feature_incompat\",\"format_version\",\"json_version\",\"layout_version\",\"member_logical_block_size_bytes\",\"member_uuid\",\"member_uuids\",\"name\",\"nr_members\",\"sb_offset_bytes\",\"slot\",\"state\",\"status\",\"utime\"]" && jq_is "keys_unsorted[0]" "\"json_version\""'
 fi
 if command -v python3 >/dev/null; then
 	python3 "$SBTOOL" parse "$L1" >"$TMP/parsed.json" 2>&1
