@@ -1336,7 +1336,8 @@ static void phase_output(void)
 	     in.state == MQSTRIPE_STATE_ACTIVE && in.chunk_bytes == 65536 &&
 	     in.data_offset_bytes == MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES &&
 	     in.capacity_bytes == 2 * in.member_data_bytes &&
-	     in.queue_depth >= 1 && in.queue_depth <= MQSTRIPE_DEFAULT_QUEUE_DEPTH &&
+	     in.queue_depth >= MQSTRIPE_DEFAULT_QUEUE_DEPTH &&
+	     in.queue_depth <= MQSTRIPE_MAX_QUEUE_DEPTH &&
 	     in.nr_hw_queues >= 1 && in.nr_hw_queues < 0xaaaaaaaa &&
 	     !strcmp(in.name, "fz-out") && nul_padded(in.name, sizeof(in.name)) &&
 	     !all_bytes(in.uuid, 0xaa, sizeof(in.uuid)) &&

@@ -147,6 +147,50 @@ static void create_init(struct mqstripe_create *c, int *mfds, __u32 n)
 	c->chunk_bytes = 64 << 10;
 }
 
+/*
+ * The default queue depth CREATE gives with queue_depth 0: the members'
+ * nr_requests summed (read from sysfs: a partition's is its disk's),
+ * clamped to MQSTRIPE_DEFAULT_QUEUE_DEPTH..MQSTRIPE_MAX_QUEUE_DEPTH; 0 when
+ * a member's could not be read.
+ */
+static __u32 default_depth(const int *mfds, __u32 n)
+{
+	unsigned long long sum = 0;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		static const char *const fmt[] = {
+			"/sys/dev/block/%u:%u/queue/nr_requests",
+			"/sys/dev/block/%u:%u/../queue/nr_requests",
+		};
+		unsigned long long v = 0;
+		struct stat st;
+		char p[96];
+		int k, got = 0;
+		FILE *f;
+
+		if (fstat(mfds[i], &st))
+			return 0;
+		for (k = 0; k < 2 && !got; k++) {
+			snprintf(p, sizeof(p), fmt[k], major(st.st_rdev),
+				 minor(st.st_rdev));
+			f = fopen(p, "r");
+			if (!f)
+				continue;
+			got = fscanf(f, "%llu", &v) == 1;
+			fclose(f);
+		}
+		if (!got)
+			return 0;
+		sum += v;
+	}
+	if (sum < MQSTRIPE_DEFAULT_QUEUE_DEPTH)
+		sum = MQSTRIPE_DEFAULT_QUEUE_DEPTH;
+	if (sum > MQSTRIPE_MAX_QUEUE_DEPTH)
+		sum = MQSTRIPE_MAX_QUEUE_DEPTH;
+	return sum;
+}
+
 static int do_remove(__u32 index)
 {
 	struct mqstripe_remove r = { .hdr = HDR(r), .index = index };
@@ -216,12 +260,13 @@ static void t_create(void)
 	expect(e, 0, "INFO valid");
 	result(!e && info.nr_members == 3 && info.chunk_bytes == 65536 &&
 	       info.data_offset_bytes == MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES &&
-	       info.queue_depth == MQSTRIPE_DEFAULT_QUEUE_DEPTH &&
+	       info.queue_depth == default_depth(fds, 3) &&
 	       info.capacity_bytes == 3 * info.member_data_bytes &&
 	       info.member_data_bytes % 65536 == 0,
-	       "INFO geometry (members %u chunk %llu offset %llu depth %u capacity %llu member_data %llu)",
+	       "INFO geometry (members %u chunk %llu offset %llu depth %u of default %u capacity %llu member_data %llu)",
 	       info.nr_members, (unsigned long long)info.chunk_bytes,
 	       (unsigned long long)info.data_offset_bytes, info.queue_depth,
+	       default_depth(fds, 3),
 	       (unsigned long long)info.capacity_bytes,
 	       (unsigned long long)info.member_data_bytes);
 	{
