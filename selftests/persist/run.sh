@@ -7,7 +7,7 @@
 # 6.1 and 6.12), three boots of tools/vm/run-vm.sh over the same NVMe
 # images (6 of 320M: XFS needs 300M; sparse, kept in a temporary directory):
 #   create  fresh images 0..5          test_01_create test_02_format
-#                                      test_03_force
+#                                      test_03_force test_04_cut
 #   reboot  images 3,2,1,0,4,5, udev   test_11_reboot test_12_incremental
 #           (every name now another    test_13_refusals test_14_udev
 #           member)
@@ -50,12 +50,16 @@ done
 
 BOOTS=(create reboot lbs4k)
 declare -A TESTS
-TESTS[create]="test_01_create.sh test_02_format.sh test_03_force.sh"
+TESTS[create]="test_01_create.sh test_02_format.sh test_03_force.sh test_04_cut.sh"
 TESTS[reboot]="test_11_reboot.sh test_12_incremental.sh test_13_refusals.sh test_14_udev.sh"
 TESTS[lbs4k]="test_21_lbs.sh"
 
 if ! make -s -C "$REPO/tools/stripectl" >/dev/null 2>"$SELF/.make.err"; then
 	echo "# make -C tools/stripectl failed: $(head -c 500 "$SELF/.make.err")"
+fi
+# test_04_cut's shim
+if ! make -s -C "$REPO/selftests" "$REPO/selftests/mqs_cutshim.so" >/dev/null 2>"$SELF/.make.err"; then
+	echo "# make -C selftests mqs_cutshim.so failed: $(head -c 500 "$SELF/.make.err")"
 fi
 rm -f "$SELF/.make.err"
 

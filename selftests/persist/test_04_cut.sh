@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A power cut after every superblock write of create, stop, assemble
+# (also one that grows the array) and zero-superblock, on real members:
+# two dm maps over NVMe namespaces.  mqs_cutshim.so stops stripectl right
+# after its K-th superblock write is durable; then every member drops its
+# writes (dm-flakey drop_writes: the power is gone), stripectl is killed,
+# and the members come back as they were (dm-linear).  After each cut,
+# assemble (or assemble --force) gives the array back with the data
+# written through it before the command, or refuses as docs/FORMAT.md
+# ("Updates") says, starting nothing.  K runs from 1 until the command
+# ends without being cut.
+# Catches: a write order that a cut leaves unrecoverable (members refused
+# for good, an array started on a half-written set), data of the array
+# lost by an update, a cut create or zero-superblock that still starts.
+
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+persist_init
+mqs_require_cmd dmsetup
+
+SHIM=$MQS_DIR/mqs_cutshim.so
+[ -r "$SHIM" ] || mqs_die "mqs_cutshim.so built" "$SHIM missing: run 'make -C selftests' on the host"
+modprobe dm-flakey 2>/dev/null
+mapfile -t NV < <(nvme_disks_by_pci)
+[ ${#NV[@]} -ge 6 ] || mqs_skip "needs 6 NVMe namespaces, found ${#NV[@]}"
+# images 4 and 5 (test_03's): the array of images 0..3 is the later boots'
+B=("${NV[4]}" "${NV[5]}")
+SMALL=$((256 << 11))	# member sizes in sectors: 256 MiB, grown: 288 MiB
+BIG=$((288 << 11))
+size=$SMALL
+C=()
+for i in 0 1; do
+	dd if=/dev/zero of="${B[i]}" bs=1M count=2 oflag=direct status=none
+	mqs_dm_create "cut$i" "0 $size linear ${B[i]} 0" ||
+		mqs_die "dm-linear map $i over ${B[i]}"
+	C+=("$DM_DEV")
+done
+diag "members: ${C[*]} over ${B[*]}"
+ARRAY=pcut
+SEED=7
+DATA=4M
+
+# members MODE: every member's table: linear (power on) or a flakey map
+# that drops every write and passes reads (the power is gone: nothing
+# more reaches the drives)
+members() {
+	local i t
+	for i in 0 1; do
+		case $1 in
+		linear) t="0 $size linear ${B[i]} 0" ;;
+		cut) t="0 $size flakey ${B[i]} 0 0 3600 1 drop_writes" ;;
+		esac
+		dmsetup reload "mqst-cut$i" --table "$t" &&
+			dmsetup resume --noudevsync "mqst-cut$i" || return 1
+	done
+}
+
+# the running array named $ARRAY, or nothing
+running() {
+	local d
+	for d in /sys/block/mqstripe*; do
+		[ "$(cat "$d/mqstripe/name" 2>/dev/null)" = "$ARRAY" ] &&
+			echo "/dev/${d##*/}" && return 0
+	done
+	return 1
+}
+
+quiet() { "$STRIPECTL" "$@" >/dev/null 2>&1; }
+stop_all() {
+	local a
+	a=$(running) && quiet stop "$a"
+}
+
+# setups: the members before the command
+fresh() {
+	stop_all
+	quiet zero-superblock "${C[@]}"
+	if [ "$size" != "$SMALL" ]; then
+		size=$SMALL
+		members linear
+	fi
+}
+made() {
+	local a
+	fresh
+	a=$("$STRIPECTL" create --name "$ARRAY" --chunk 64K "${C[@]}" 2>"$MQS_TMP/setup.err") ||
+		{ reason="setup: create failed: $(cat "$MQS_TMP/setup.err")"; return 1; }
+	pattern fill "$a" 0 "$DATA" "$SEED" >/dev/null ||
+		{ reason="setup: data written through $a"; return 1; }
+}
+stopped() {
+	made || return 1
+	quiet stop "$ARRAY" || { reason="setup: stop failed"; return 1; }
+}
+grown() {	# stopped, then the members grow by 32 MiB each
+	stopped || return 1
+	size=$BIG
+	members linear || { reason="setup: members grown"; return 1; }
+}
+
+# run_cut K ARGS...: stripectl ARGS, cut after its K-th superblock write;
+# sets rc (137: cut)
+run_cut() {
+	local k=$1 pid st i
+	shift
+	MQS_CUT_AFTER=$k LD_PRELOAD=$SHIM "$STRIPECTL" "$@" >"$MQS_TMP/out" 2>"$MQS_TMP/err" &
+	pid=$!
+	for i in $(seq 1200); do
+		st=$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)
+		case $st in T | Z | '') break ;; esac
+		sleep 0.05
+	done
+	if [ "$st" != T ]; then
+		wait $pid
+		rc=$?
+		return
+	fi
+	members cut
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	stop_all	# an array still running goes with the power: no write lands
+	members linear
+	for i in "${C[@]}"; do
+		blockdev --flushbufs "$i"
+	done
+	rc=137
+}
+
+# recoveries: set ok=1 when the outcome is right, else reason=...
+# the array comes back (assemble, else assemble --force) with its data
+comes_back() {
+	local how a
+	rm -f "$MQS_TMP/rerr" "$MQS_TMP/rerr--force"
+	for how in "" --force; do
+		# shellcheck disable=SC2086	# how is empty or one word
+		"$STRIPECTL" assemble $how "${C[@]}" >"$MQS_TMP/rout" 2>"$MQS_TMP/rerr$how" && break
+	done
+	if ! a=$(running); then
+		reason="assemble failed: $(head -c 300 "$MQS_TMP/rerr"); assemble --force failed: $(head -c 300 "$MQS_TMP/rerr--force")"
+	elif ! pattern check "$a" 0 "$DATA" "$SEED" >"$MQS_TMP/pat" 2>&1; then
+		reason="assembled${how:+ with $how}, but the data differ: $(head -c 300 "$MQS_TMP/pat")"
+	elif [ "$size" = "$BIG" ] && [ "$(blk_bytes "$a")" -le $(((SMALL << 9) * 2)) ]; then
+		reason="assembled over grown members, but not grown: $(blk_bytes "$a") bytes"
+	else
+		ok=1
+	fi
+}
+# back, or refused as documented (a member without a superblock, or
+# missing), nothing started
+back_or_refused() {
+	if "$STRIPECTL" assemble "${C[@]}" >"$MQS_TMP/rout" 2>"$MQS_TMP/rerr" &&
+		running >/dev/null; then
+		ok=1
+	elif grep -qE "no mqstripe superblock: not a member|is missing: found" "$MQS_TMP/rerr" &&
+		! running >/dev/null; then
+		ok=1
+	else
+		reason="neither started nor refused as documented: $(head -c 300 "$MQS_TMP/rerr")"
+	fi
+}
+
+# cut_each DESC SETUP RECOVERY ARGS...: for K = 1, 2, ...: SETUP, then
+# stripectl ARGS cut after write K, then RECOVERY judges; until ARGS end
+# without a cut
+cut_each() {
+	local desc=$1 setup=$2 recover=$3 k bad=() ncut=0
+	shift 3
+	for k in $(seq 1 20); do
+		reason=
+		if ! $setup; then
+			bad+=("before write $k: $reason")
+			break
+		fi
+		run_cut "$k" "$@"
+		[ "$rc" = 137 ] || break
+		ncut=$((ncut + 1))
+		ok=0
+		$recover
+		[ "$ok" = 1 ] || bad+=("after write $k: $reason")
+	done
+	if [ "$rc" = 0 ] && [ "$ncut" -gt 0 ] && [ ${#bad[@]} -eq 0 ]; then
+		pass "$desc: a cut after each of its $ncut superblock writes recovered or refused as documented"
+	else
+		fail "$desc: a cut after each superblock write (cut $ncut times, last exit $rc: $(head -c 200 "$MQS_TMP/err"))" \
+			"$(printf '%s\n' "${bad[@]}")"
+	fi
+	stop_all
+}
+
+mark=$(klog_mark "persist power cuts")
+cut_each "create" fresh back_or_refused create --name "$ARRAY" --chunk 64K "${C[@]}"
+cut_each "stop" made comes_back stop $ARRAY
+cut_each "assemble" stopped comes_back assemble "${C[@]}"
+cut_each "assemble growing the array" grown comes_back assemble "${C[@]}"
+cut_each "zero-superblock" stopped back_or_refused zero-superblock "${C[@]}"
+fresh
+check_no_arrays "no array left"
+check_klog "no kernel warning" "$mark"
+mqs_finish
