@@ -73,6 +73,7 @@ UDEVRULESDIR ?= /lib/udev/rules.d
 SYSTEMDUNITDIR ?= /lib/systemd/system
 
 INSTALLED := $(SBINDIR)/stripectl $(MANDIR)/man8/stripectl.8.gz \
+	$(MANDIR)/man5/mqstripe.conf.5.gz \
 	$(BASHCOMPDIR)/stripectl \
 	$(addprefix $(UDEVRULESDIR)/,$(notdir $(UDEV_RULES))) \
 	$(addprefix $(SYSTEMDUNITDIR)/,$(notdir $(SYSTEMD_UNITS)))
@@ -98,6 +99,9 @@ install: stripectl
 	install -d $(DESTDIR)$(MANDIR)/man8
 	gzip -9n -c tools/stripectl/stripectl.8 >$(DESTDIR)$(MANDIR)/man8/stripectl.8.gz
 	chmod 0644 $(DESTDIR)$(MANDIR)/man8/stripectl.8.gz
+	install -d $(DESTDIR)$(MANDIR)/man5
+	gzip -9n -c tools/stripectl/mqstripe.conf.5 >$(DESTDIR)$(MANDIR)/man5/mqstripe.conf.5.gz
+	chmod 0644 $(DESTDIR)$(MANDIR)/man5/mqstripe.conf.5.gz
 	install -D -m 0644 tools/stripectl/stripectl.bash-completion \
 		$(DESTDIR)$(BASHCOMPDIR)/stripectl
 	$(foreach f,$(UDEV_RULES) $(SYSTEMD_UNITS),$(call install_sbin_path,$(f),$(if $(filter %.rules,$(f)),$(UDEVRULESDIR),$(SYSTEMDUNITDIR))))

@@ -84,7 +84,8 @@ DEB_DIR := build/deb
 DEB_SRC := $(DEB_DIR)/src/$(DKMS_NAME)-$(VERSION)
 DEB_FILES := $(DKMS_FILES) README.md tools/stripectl/Makefile \
 	$(wildcard tools/stripectl/*.c tools/stripectl/*.h) \
-	tools/stripectl/stripectl.8 tools/stripectl/stripectl.bash-completion \
+	tools/stripectl/stripectl.8 tools/stripectl/mqstripe.conf.5 \
+	tools/stripectl/stripectl.bash-completion \
 	$(UDEV_RULES) $(SYSTEMD_UNITS)
 
 dkms-install:

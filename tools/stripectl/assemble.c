@@ -20,6 +20,10 @@
  * serializes all assembly and every other superblock writer: create, stop,
  * zero-superblock (udev runs events in parallel, and the boot-time --scan
  * may race it).
+ *
+ * --scan without --name or --uuid and --incremental are the automatic
+ * assembly: they start only what /etc/mqstripe.conf allows (conf.c).
+ * Devices given by hand, --name and --uuid start what they name.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -36,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "devio.h"
 #include "parse.h"
 #include "sbgroup.h"
@@ -442,8 +447,30 @@ static bool selected(const struct mqs_sb *sb, const char *name,
 }
 
 /*
+ * An array that /etc/mqstripe.conf keeps --scan from starting: a note
+ * saying so, unless it runs (started by hand).
+ */
+static void note_denied(struct asm_ctx *ctx, const struct mqs_conf *conf,
+			const struct mqs_sb *sb, const char *path)
+{
+	char label[MQS_ERR_LEN], why[MQS_ERR_LEN], u[37];
+	struct mqstripe_info info;
+	uint32_t index;
+
+	if (!mqs_find_uuid(&ctx->ctl, sb->array_uuid, &index, &info))
+		return;
+	mqs_array_label(sb, label, sizeof(label));
+	mqs_conf_allows(conf, sb->array_uuid, sb->name, why, sizeof(why));
+	mqs_format_uuid(sb->array_uuid, u);
+	mqs_error("note: %s (on %s) not started: %s; to start it now: 'stripectl assemble --scan --uuid %s'",
+		  label, path, why, u);
+}
+
+/*
  * Group the scanned devices by array UUID.  With --name, two arrays of
- * that name refuse both.  For each selected array: skip it if it runs,
+ * that name refuse both.  Without --name or --uuid, an array that
+ * /etc/mqstripe.conf does not allow is left alone (a note says why) and
+ * does not count as a twin.  For each selected array: skip it if it runs,
  * refuse it if one of its devices has a damaged superblock, else check
  * and start it.  One array failing does not keep the others from starting.
  */
@@ -452,17 +479,27 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 {
 	struct mqs_cand *cands = NULL, **group = NULL;
 	size_t n = 0, i, j, k, ngroups = 0, *first = NULL;
-	char u1[37], u2[37];
+	char u1[37], u2[37], why[MQS_ERR_LEN];
 	int rc, ret = MQS_EXIT_OK;
-	bool *done = NULL;
+	bool *done = NULL, *denied = NULL;
+	struct mqs_conf conf;
 
+	rc = mqs_conf_load(&conf, why, sizeof(why));
+	if (rc) {
+		mqs_error("%s: nothing started", why);
+		mqs_conf_free(&conf);
+		return MQS_EXIT_FAIL;
+	}
 	rc = mqs_scan_devices(&cands, &n);
-	if (rc)
+	if (rc) {
+		mqs_conf_free(&conf);
 		return rc;
+	}
 	group = calloc(n ? n : 1, sizeof(*group));
 	done = calloc(n ? n : 1, sizeof(*done));
 	first = calloc(n ? n : 1, sizeof(*first));
-	if (!group || !done || !first) {
+	denied = calloc(n ? n : 1, sizeof(*denied));
+	if (!group || !done || !first || !denied) {
 		mqs_error("out of memory");
 		ret = MQS_EXIT_FAIL;
 		goto out;
@@ -483,8 +520,12 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			if (!memcmp(cands[first[j]].sb.array_uuid,
 				    cands[i].sb.array_uuid, MQSTRIPE_UUID_LEN))
 				break;
-		if (j == ngroups)
+		if (j == ngroups) {
+			denied[ngroups] = !name && !uuid &&
+				!mqs_conf_allows(&conf, cands[i].sb.array_uuid,
+						 cands[i].sb.name, why, sizeof(why));
 			first[ngroups++] = i;
+		}
 	}
 	if (name && ngroups > 1) {
 		mqs_format_uuid(cands[first[0]].sb.array_uuid, u1);
@@ -519,10 +560,10 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 		 * (--uuid picks one); a running one keeps running.
 		 */
 		for (twin = 0; ref->name[0] && twin < ngroups; twin++)
-			if (twin != i &&
+			if (twin != i && !denied[twin] &&
 			    !strcmp(cands[first[twin]].sb.name, ref->name))
 				break;
-		if (ref->name[0] && twin < ngroups) {
+		if (!denied[i] && ref->name[0] && twin < ngroups) {
 			if (ctx_ctl(ctx)) {
 				ret = MQS_EXIT_FAIL;
 				break;
@@ -560,6 +601,10 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			ret = MQS_EXIT_FAIL;
 			break;
 		}
+		if (denied[i]) {
+			note_denied(ctx, &conf, ref, cands[first[i]].path);
+			continue;
+		}
 		if (check_running(ctx, ref, true, &running)) {
 			ret = MQS_EXIT_FAIL;
 			continue;
@@ -578,7 +623,9 @@ out:
 	free(group);
 	free(done);
 	free(first);
+	free(denied);
 	mqs_free_cands(cands, n);
+	mqs_conf_free(&conf);
 	return ret;
 }
 
@@ -668,6 +715,31 @@ static bool is_member_of(struct asm_ctx *ctx, uint32_t index, uint64_t devno)
 	return found;
 }
 
+/*
+ * May udev's --incremental start this array (/etc/mqstripe.conf)?  When
+ * not, says why: the device is not recorded, nothing is started.
+ */
+static bool incr_allowed(const char *path, const struct mqs_sb *sb,
+			 const char *label)
+{
+	char why[MQS_ERR_LEN], u[37];
+	struct mqs_conf conf;
+	bool ok = false;
+
+	if (mqs_conf_load(&conf, why, sizeof(why))) {
+		mqs_error("%s: %s: nothing started", path, why);
+	} else if (!mqs_conf_allows(&conf, sb->array_uuid, sb->name, why,
+				    sizeof(why))) {
+		mqs_format_uuid(sb->array_uuid, u);
+		mqs_error("%s: %s not started: %s; to start it now: 'stripectl assemble --scan --uuid %s'",
+			  path, label, why, u);
+	} else {
+		ok = true;
+	}
+	mqs_conf_free(&conf);
+	return ok;
+}
+
 static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 {
 	struct mqs_member_dev member = { .path = path };
@@ -713,6 +785,8 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 			  path, label, node, me.sb.slot);
 		goto out;
 	}
+	if (!incr_allowed(path, &me.sb, label))
+		goto out;
 
 	cands = calloc(me.sb.nr_members, sizeof(*cands));
 	c = calloc(me.sb.nr_members, sizeof(*c));

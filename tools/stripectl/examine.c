@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "devio.h"
+#include "sbgroup.h"
 #include "output.h"
 #include "parse.h"
 #include "stripectl.h"
@@ -206,14 +207,76 @@ static void examine_export(const struct mqs_cand *c)
 	printf("MQSTRIPE_STATE=%s\n", mqs_sb_state_name(sb->state));
 }
 
+/*
+ * examine --scan: one "ARRAY uuid=... name=..." line (mqstripe.conf(5))
+ * per array with a valid superblock on a device of /proc/partitions, in
+ * the order of its first device; without --brief each line ends with a
+ * comment naming the devices found.
+ */
+static int examine_scan(bool brief)
+{
+	struct mqs_cand *c = NULL;
+	size_t n = 0, i, j, found, arrays = 0;
+	bool *done;
+	char u[37];
+	int rc;
+
+	rc = mqs_scan_devices(&c, &n);
+	if (rc)
+		return rc;
+	done = calloc(n ? n : 1, sizeof(*done));
+	if (!done) {
+		mqs_error("out of memory");
+		mqs_free_cands(c, n);
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++) {
+		if (done[i] || c[i].status != MQS_SB_OK)
+			continue;
+		mqs_format_uuid(c[i].sb.array_uuid, u);
+		printf("ARRAY uuid=%s%s%s", u, c[i].sb.name[0] ? " name=" : "",
+		       c[i].sb.name);
+		arrays++;
+		for (j = i, found = 0; j < n; j++) {
+			if (c[j].status != MQS_SB_OK ||
+			    memcmp(c[j].sb.array_uuid, c[i].sb.array_uuid,
+				   MQSTRIPE_UUID_LEN))
+				continue;
+			done[j] = true;
+			found++;
+		}
+		if (!brief) {
+			printf("  # %zu of %" PRIu32 " members:", found,
+			       c[i].sb.nr_members);
+			for (j = i; j < n; j++)
+				if (c[j].status == MQS_SB_OK &&
+				    !memcmp(c[j].sb.array_uuid,
+					    c[i].sb.array_uuid,
+					    MQSTRIPE_UUID_LEN))
+					printf(" %s", c[j].path);
+		}
+		printf("\n");
+	}
+	if (!arrays)
+		mqs_error("no device carries a valid mqstripe superblock (%zu devices examined)",
+			  n);
+	free(done);
+	mqs_free_cands(c, n);
+	return arrays ? MQS_EXIT_OK : MQS_EXIT_FAIL;
+}
+
 int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 {
-	bool json = false, export = false;
+	bool json = false, export = false, scan = false, brief = false;
 	const struct opt opts[] = {
 		{ "json", 'j', OPT_FLAG, &json, NULL, NULL,
 		  "print JSON: every field of docs/FORMAT.md, with \"status\" and \"checksum_ok\"" },
 		{ "export", 'e', OPT_FLAG, &export, NULL, NULL,
 		  "print MQSTRIPE_*=value lines for udev's IMPORT{program}; prints nothing and exits 1 when MEMBER has no valid superblock" },
+		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
+		  "examine every block device (/proc/partitions) instead of MEMBER and print one ARRAY line per array found, as /etc/mqstripe.conf takes it, with the devices found as a comment" },
+		{ "brief", 'b', OPT_FLAG, &brief, NULL, NULL,
+		  "with --scan: the ARRAY lines alone" },
 		{ 0 }
 	};
 	struct mqs_cand c;
@@ -224,6 +287,21 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 		return rc;
 	if (json && export) {
 		mqs_error("examine: give --json or --export, not both: see 'stripectl examine --help'");
+		return MQS_EXIT_USAGE;
+	}
+	if (scan) {
+		if (json || export || first < argc) {
+			mqs_error("examine: --scan takes no MEMBER, --json or --export: see 'stripectl examine --help'");
+			return MQS_EXIT_USAGE;
+		}
+		return examine_scan(brief);
+	}
+	if (brief) {
+		mqs_error("examine: --brief goes with --scan: see 'stripectl examine --help'");
+		return MQS_EXIT_USAGE;
+	}
+	if (first >= argc) {
+		mqs_error("examine: no MEMBER given (or --scan): see 'stripectl examine --help'");
 		return MQS_EXIT_USAGE;
 	}
 	mqs_cand_read(&c, argv[first]);

@@ -66,14 +66,20 @@ static const struct cmd commands[] = {
 "does not keep the others from starting; of two arrays with one name\n"
 "neither); arrays already running are skipped.  With --incremental (for udev), DEVICE is recorded under\n"
 "/run/mqstripe (MQSTRIPE_RUN_DIR) and its array starts when the last slot\n"
-"arrives; a member of a running array is accepted and nothing done.",
+"arrives; a member of a running array is accepted and nothing done.\n"
+"\n"
+"--scan without --name or --uuid and --incremental start only what\n"
+"/etc/mqstripe.conf (MQSTRIPE_CONF) allows: with 'AUTO no' there, only\n"
+"the arrays its ARRAY lines name (mqstripe.conf(5); 'stripectl examine\n"
+"--scan --brief' prints the lines).  Without the file every array may\n"
+"start.  DEVICEs given by hand, --name and --uuid start what they name.",
 		.min_args = 0,
 		.max_args = -1,
 	},
 	{
 		.name = "examine",
 		.fn = cmd_examine,
-		.args = "[--json | --export] MEMBER",
+		.args = "[--json | --export] MEMBER | --scan [--brief]",
 		.summary = "print the superblock of a member",
 		.description =
 "Print the mqstripe superblock of MEMBER (docs/FORMAT.md): array UUID and\n"
@@ -81,8 +87,13 @@ static const struct cmd commands[] = {
 "the member UUIDs of all slots.  Exit status 0 for a valid superblock, 1\n"
 "when there is none or it is damaged or unsupported (its fields are still\n"
 "printed, and the reason on stderr; with --json a device without one gives\n"
-"{\"device\": ..., \"status\": \"none\"}).",
-		.min_args = 1,
+"{\"device\": ..., \"status\": \"none\"}).\n"
+"\n"
+"With --scan, every block device is examined and one line\n"
+"'ARRAY uuid=UUID name=NAME' is printed per array found: the lines that\n"
+"/etc/mqstripe.conf takes to let the automatic assembly start it\n"
+"(mqstripe.conf(5)); exit status 1 when there is none.",
+		.min_args = 0,
 		.max_args = 1,
 		.missing = "no MEMBER given",
 	},

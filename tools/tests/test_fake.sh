@@ -441,6 +441,53 @@ check "incremental of a running member: nothing to do" eval 'rc_is 0 && [ ! -s "
 check "incremental records gone after the start" eval '[ -z "$(ls "$MQSTRIPE_RUN_DIR" | grep -v lock)" ]'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
+# /etc/mqstripe.conf (MQSTRIPE_CONF): with AUTO no, assemble --scan and
+# --incremental start only the arrays its ARRAY lines name; a disk from
+# another host (here array 'db' on $L5, the name of ours too) is left
+# alone and does not count as a second 'db'; by hand, --uuid, --name
+# start it; a line not understood starts nothing
+CONF=$TMP/mqstripe.conf
+list_names() { LD_PRELOAD=$FAKE "$STRIPECTL" list | awk 'NR > 1 { print $2 }' | sort | tr '\n' ' '; }
+LD_PRELOAD=$FAKE "$STRIPECTL" create --force --name db "$L5" >/dev/null 2>&1
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+UG=$(ex "$L5" MQSTRIPE_ARRAY_UUID)
+sc examine --scan --brief
+check "examine --scan --brief: one ARRAY line per array" \
+	eval "rc_is 0 && grep -qx 'ARRAY uuid=$U0 name=db' \"\$TMP/out\" && grep -qx 'ARRAY uuid=$UG name=db' \"\$TMP/out\" && ! grep -qv '^ARRAY uuid=[0-9a-f-]\\{36\\}\\( name=[A-Za-z0-9._-]*\\)\\?$' \"\$TMP/out\" && no_err"
+sc examine --scan
+check "examine --scan: the devices found as a comment" \
+	eval "rc_is 0 && grep -qx 'ARRAY uuid=$U0 name=db  # 3 of 3 members: $L0 $L1 $L2' \"\$TMP/out\" && grep -qx 'ARRAY uuid=$UG name=db  # 1 of 1 members: $L5' \"\$TMP/out\""
+printf '# this host\nAUTO no\n%s\n' "$(grep "uuid=$U0" "$TMP/out")" >"$CONF"
+MQSTRIPE_CONF=$CONF sc assemble --scan
+check "AUTO no: --scan starts the array an ARRAY line names, not the other one of that name" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && [ \"\$(list_names)\" = 'db ' ] && [ \"\$(ex $L0 MQSTRIPE_STATE)\" = active ] && [ \"\$(ex $L5 MQSTRIPE_STATE)\" = clean ]"
+check "... and says why the other is not started, with the line that would allow it" \
+	eval "err_is \"^stripectl: note: array 'db' \\(UUID $UG\\) \\(on $L5\\) not started: AUTO no in $CONF \\(line 2\\) and no ARRAY line names it; to start it at boot add the line 'ARRAY uuid=$UG name=db'; to start it now: 'stripectl assemble --scan --uuid $UG'\$\""
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L5"
+check "AUTO no: --incremental does not record or start an array no line names" \
+	eval "rc_is 1 && err_is \"^stripectl: $L5: array 'db' \\(UUID $UG\\) not started: AUTO no in $CONF\" && [ ! -e \"\$MQSTRIPE_RUN_DIR/$UG\" ] && [ -z \"\$(list_names)\" ]"
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L1"
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L2"
+check "AUTO no: --incremental starts the array a line names" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+MQSTRIPE_CONF=$CONF sc assemble --scan --uuid "$UG"
+check "AUTO no: --scan --uuid starts what it names" eval "rc_is 0 && stdout_is /dev/mqstripe0 && [ \"\$(ex $L5 MQSTRIPE_STATE)\" = active ]"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop /dev/mqstripe0
+printf 'AUTO no\nARRAY uuid=%s name=data\n' "$U0" >"$CONF"
+MQSTRIPE_CONF=$CONF sc assemble --scan
+check "AUTO no: a line whose name differs does not allow the array" \
+	eval "rc_is 0 && [ ! -s \"\$TMP/out\" ] && grep -q \"array 'db' (UUID $U0) (on $L0) not started: AUTO no in $CONF, and its ARRAY line (line 2) names 'data', not 'db'\" \"\$TMP/err\" && [ -z \"\$(list_names)\" ]"
+printf 'AUTO no\nARRAY uuid=%s\nMAILADDR root\n' "$U0" >"$CONF"
+MQSTRIPE_CONF=$CONF sc assemble --scan
+check "a line not understood: --scan starts nothing and names file and line" \
+	eval "rc_is 1 && err_is \"^stripectl: $CONF:3: unknown keyword 'MAILADDR' \\(known: AUTO, ARRAY; see mqstripe.conf\\(5\\)\\): nothing started\$\" && [ -z \"\$(list_names)\" ]"
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
+check "... and --incremental records nothing" \
+	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:3: unknown keyword 'MAILADDR'\" && [ ! -e \"\$MQSTRIPE_RUN_DIR/$U0\" ]"
+LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
+
 # create: signatures refused, --force wipes them, a busy member always
 if command -v mkfs.ext4 >/dev/null; then
 	mkfs.ext4 -q -F "$L3" >/dev/null 2>&1

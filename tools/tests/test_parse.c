@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "conf.h"
 #include "errmsg.h"
 #include "ktap.h"
 #include "parse.h"
@@ -571,6 +572,90 @@ static void test_control_errors(void)
 		    "control ENXIO: %s", msg);
 }
 
+/* parse TEXT as a configuration file named "t.conf" */
+static int conf_text(const char *text, struct mqs_conf *conf)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int rc;
+
+	if (!f)
+		return -errno;
+	rc = mqs_conf_parse(f, "t.conf", conf, err, sizeof(err));
+	fclose(f);
+	return rc;
+}
+
+static void test_conf(void)
+{
+	static const uint8_t u1[16] = {
+		0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+		0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+	};
+	static const uint8_t u2[16] = { 0xfe, 0xdc, 1, 2, 3, 4, 5, 6,
+					7, 8, 9, 10, 11, 12, 13, 14 };
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "AUTO maybe\n", "t.conf:1: AUTO takes one word, yes or no (not 'maybe')" },
+		{ "AUTO\n", "t.conf:1: AUTO takes one word, yes or no" },
+		{ "AUTO no\n\nauto yes\n", "t.conf:3: AUTO given again (first on line 1)" },
+		{ "# c\nDEVICE /dev/sda\n", "t.conf:2: unknown keyword 'DEVICE'" },
+		{ "ARRAY\n", "t.conf:1: ARRAY without uuid= or name=" },
+		{ "ARRAY uuid=xyz\n", "t.conf:1: ARRAY uuid=: 'xyz' is not a UUID" },
+		{ "ARRAY name=a/b\n", "t.conf:1: ARRAY name=: name 'a/b' has the character '/'" },
+		{ "ARRAY devices=/dev/x\n", "t.conf:1: ARRAY: unknown key 'devices'" },
+		{ "ARRAY /dev/md0\n", "t.conf:1: ARRAY: '/dev/md0' is not KEY=VALUE" },
+		{ "ARRAY name=a NAME=b\n", "t.conf:1: ARRAY: NAME= given twice" },
+	};
+	struct mqs_conf c;
+	char why[MQS_ERR_LEN];
+	size_t i;
+	int rc;
+
+	rc = conf_text("", &c);
+	ktap_result(!rc && c.present && c.auto_start && !c.nr_arrays &&
+		    mqs_conf_allows(&c, u2, "x", why, sizeof(why)),
+		    "conf: an empty file allows every array");
+	mqs_conf_free(&c);
+	rc = conf_text("  # the arrays of this host\n"
+		       "auto No   # only these\n"
+		       "ARRAY uuid=01234567-89AB-cdef-0123-456789abcdef name=db\n"
+		       "\tarray\tName=logs\n", &c);
+	ktap_result(!rc && !c.auto_start && c.auto_line == 2 &&
+		    c.nr_arrays == 2 && c.arrays[0].has_uuid &&
+		    !memcmp(c.arrays[0].uuid, u1, 16) &&
+		    !strcmp(c.arrays[0].name, "db") && c.arrays[0].line == 3 &&
+		    !c.arrays[1].has_uuid && !strcmp(c.arrays[1].name, "logs") &&
+		    c.arrays[1].line == 4,
+		    "conf: comments, blanks, any case: AUTO no and two ARRAY lines (%s)",
+		    rc ? err : "parsed");
+	ktap_result(mqs_conf_allows(&c, u1, "db", why, sizeof(why)),
+		    "conf: uuid and name match: allowed");
+	ktap_result(mqs_conf_allows(&c, u2, "logs", why, sizeof(why)),
+		    "conf: a name-only line allows any UUID of that name");
+	ktap_result(!mqs_conf_allows(&c, u1, "other", why, sizeof(why)) &&
+		    !strcmp(why, "AUTO no in t.conf, and its ARRAY line (line 3) names 'db', not 'other'"),
+		    "conf: the UUID's line names another name: refused: %s", why);
+	ktap_result(!mqs_conf_allows(&c, u2, "x", why, sizeof(why)) &&
+		    !strcmp(why, "AUTO no in t.conf (line 2) and no ARRAY line names it; to start it at boot add the line 'ARRAY uuid=fedc0102-0304-0506-0708-090a0b0c0d0e name=x'"),
+		    "conf: no line names it: refused, with the line to add: %s", why);
+	ktap_result(!mqs_conf_allows(&c, u2, "", why, sizeof(why)) &&
+		    strstr(why, "'ARRAY uuid=fedc0102-0304-0506-0708-090a0b0c0d0e'"),
+		    "conf: an unnamed array: the line to add has no name=: %s", why);
+	mqs_conf_free(&c);
+	rc = conf_text("AUTO yes\nARRAY name=db\n", &c);
+	ktap_result(!rc && mqs_conf_allows(&c, u2, "x", why, sizeof(why)),
+		    "conf: AUTO yes allows arrays no line names");
+	mqs_conf_free(&c);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		rc = conf_text(bad[i].text, &c);
+		ktap_result(rc == -EINVAL && one_line(err) &&
+			    !strncmp(err, bad[i].msg, strlen(bad[i].msg)),
+			    "conf: %s", err);
+		mqs_conf_free(&c);
+	}
+}
+
 int main(void)
 {
 	ktap_header("stripectl parsers, validators and messages");
@@ -591,5 +676,6 @@ int main(void)
 	test_size_format();
 	test_create_errors();
 	test_control_errors();
+	test_conf();
 	return ktap_finish();
 }

@@ -75,6 +75,7 @@ check_dkms_installed "${KERNELS[@]}"
 expect "/usr/sbin/stripectl --version" "stripectl $VERSION" \
 	"$(/usr/sbin/stripectl --version 2>/dev/null | head -n 1)"
 expect "man -w stripectl" /usr/share/man/man8/stripectl.8.gz "$(man -w stripectl 2>/dev/null)"
+expect "man -w mqstripe.conf" /usr/share/man/man5/mqstripe.conf.5.gz "$(man -w 5 mqstripe.conf 2>/dev/null)"
 if MANWIDTH=80 man --warnings stripectl 2>&1 >/dev/null | grep -q .; then
 	not_ok "man stripectl (installed) renders without warnings"
 else

@@ -52,6 +52,6 @@ install_case() {
 	expect "$desc: nothing left after uninstall" "" "$(files "$dest" | xargs)"
 }
 
-install_case default /usr/sbin "usr/sbin/stripectl 755 usr/share/bash-completion/completions/stripectl 644 usr/share/man/man8/stripectl.8.gz 644"
-install_case "PREFIX=/usr/local" /usr/local/sbin "usr/local/sbin/stripectl 755 usr/local/share/bash-completion/completions/stripectl 644 usr/local/share/man/man8/stripectl.8.gz 644" PREFIX=/usr/local
+install_case default /usr/sbin "usr/sbin/stripectl 755 usr/share/bash-completion/completions/stripectl 644 usr/share/man/man8/stripectl.8.gz 644 usr/share/man/man5/mqstripe.conf.5.gz 644"
+install_case "PREFIX=/usr/local" /usr/local/sbin "usr/local/sbin/stripectl 755 usr/local/share/bash-completion/completions/stripectl 644 usr/local/share/man/man8/stripectl.8.gz 644 usr/local/share/man/man5/mqstripe.conf.5.gz 644" PREFIX=/usr/local
 finish

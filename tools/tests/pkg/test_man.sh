@@ -29,6 +29,15 @@ if command -v groff >/dev/null; then
 	check "groff -man -ww -z: no warnings" \
 		bash -c "groff -man -ww -z -Tutf8 '$MAN' 2>&1 | { ! grep .; }"
 fi
+CONF5=$TOP/tools/stripectl/mqstripe.conf.5
+MANWIDTH=80 man --warnings -l "$CONF5" >"$TMP/conf80" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 0 ] && [ ! -s "$TMP/err" ] && grep -q 'AUTO' "$TMP/conf80"; then
+	ok "MANWIDTH=80 man --warnings -l mqstripe.conf.5: no warnings"
+else
+	not_ok "MANWIDTH=80 man --warnings -l mqstripe.conf.5 (exit $rc)"
+	diag <"$TMP/err"
+fi
 
 # Wide rendering, so that no option line wraps; plain ASCII hyphens.
 MANWIDTH=200 man -E ascii -l "$MAN" 2>/dev/null | col -bx >"$TMP/man"

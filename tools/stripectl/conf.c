@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /etc/mqstripe.conf ($MQSTRIPE_CONF): which arrays the automatic
+ * assembly (assemble --scan, assemble --incremental from udev) may start,
+ * so that disks moved in from another machine, or a guest's disks seen on
+ * its host, are not started unless the admin allows it.  The keywords
+ * follow mdadm.conf(5):
+ *
+ *	# comment
+ *	AUTO yes|no
+ *	ARRAY uuid=UUID [name=NAME]
+ *	ARRAY name=NAME
+ *
+ * AUTO yes (the default, also without the file): every array may start.
+ * AUTO no: only the arrays an ARRAY line names (every key given must
+ * match the superblock).  A line the parser does not understand is an
+ * error naming the file and line: the automatic assembly then starts
+ * nothing (a typo must not let every array start, nor stop all of them
+ * silently).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf.h"
+#include "parse.h"
+
+/* $MQSTRIPE_CONF, else /etc/mqstripe.conf */
+const char *mqs_conf_path(void)
+{
+	const char *p = getenv("MQSTRIPE_CONF");
+
+	return p && *p ? p : MQS_CONF_PATH;
+}
+
+static int parse_auto(struct mqs_conf *conf, char **tok, size_t ntok,
+		      unsigned int line, char *err, size_t len)
+{
+	if (conf->auto_line) {
+		mqs_set_err(err, len, "%s:%u: AUTO given again (first on line %u): keep one",
+			    conf->path, line, conf->auto_line);
+		return -EINVAL;
+	}
+	if (ntok != 2 || (strcasecmp(tok[1], "yes") && strcasecmp(tok[1], "no"))) {
+		mqs_set_err(err, len, "%s:%u: AUTO takes one word, yes or no%s%s%s",
+			    conf->path, line, ntok > 1 ? " (not '" : "",
+			    ntok > 1 ? tok[1] : "", ntok > 1 ? "')" : "");
+		return -EINVAL;
+	}
+	conf->auto_start = !strcasecmp(tok[1], "yes");
+	conf->auto_line = line;
+	return 0;
+}
+
+static int parse_array(struct mqs_conf *conf, char **tok, size_t ntok,
+		       unsigned int line, char *err, size_t len)
+{
+	struct mqs_conf_array a = { .line = line }, *grown;
+	char why[MQS_ERR_LEN];
+	bool has_name = false;
+	size_t i;
+
+	if (ntok < 2) {
+		mqs_set_err(err, len, "%s:%u: ARRAY without uuid= or name=: say which array (stripectl examine --scan --brief prints the lines)",
+			    conf->path, line);
+		return -EINVAL;
+	}
+	for (i = 1; i < ntok; i++) {
+		char *eq = strchr(tok[i], '=');
+
+		if (!eq) {
+			mqs_set_err(err, len, "%s:%u: ARRAY: '%s' is not KEY=VALUE (uuid= or name=)",
+				    conf->path, line, tok[i]);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		if (!strcasecmp(tok[i], "uuid")) {
+			if (a.has_uuid)
+				goto twice;
+			if (mqs_parse_uuid(eq + 1, a.uuid, why, sizeof(why))) {
+				mqs_set_err(err, len, "%s:%u: ARRAY uuid=: %s",
+					    conf->path, line, why);
+				return -EINVAL;
+			}
+			a.has_uuid = true;
+		} else if (!strcasecmp(tok[i], "name")) {
+			if (has_name)
+				goto twice;
+			if (mqs_check_name(eq + 1, why, sizeof(why))) {
+				mqs_set_err(err, len, "%s:%u: ARRAY name=: %s",
+					    conf->path, line, why);
+				return -EINVAL;
+			}
+			strcpy(a.name, eq + 1);
+			has_name = true;
+		} else {
+			mqs_set_err(err, len, "%s:%u: ARRAY: unknown key '%s' (known: uuid, name)",
+				    conf->path, line, tok[i]);
+			return -EINVAL;
+		}
+	}
+	grown = realloc(conf->arrays, (conf->nr_arrays + 1) * sizeof(*grown));
+	if (!grown) {
+		mqs_set_err(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	conf->arrays = grown;
+	conf->arrays[conf->nr_arrays++] = a;
+	return 0;
+twice:
+	mqs_set_err(err, len, "%s:%u: ARRAY: %s= given twice", conf->path,
+		    line, tok[i]);
+	return -EINVAL;
+}
+
+/**
+ * mqs_conf_parse() - read a configuration file
+ * @f: the open file.
+ * @path: its name, for messages.
+ * @conf: filled in (present, AUTO yes and no ARRAY lines before the
+ *	first line); mqs_conf_free() it, also on failure.
+ * @err: the reason on failure: "PATH:LINE: what is wrong".
+ * @len: room at @err.
+ *
+ * Keywords and keys are case-insensitive; '#' starts a comment; words
+ * are separated by blanks.
+ *
+ * Return: 0, -EINVAL for a line it does not understand, -ENOMEM.
+ */
+int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
+		   char *err, size_t len)
+{
+	char *buf = NULL, *tok[16], *save, *p;
+	unsigned int line = 0;
+	size_t cap = 0, ntok;
+	int rc = 0;
+
+	*conf = (struct mqs_conf){ .path = path, .present = true,
+				   .auto_start = true };
+	while (!rc && getline(&buf, &cap, f) >= 0) {
+		line++;
+		p = strchr(buf, '#');
+		if (p)
+			*p = '\0';
+		ntok = 0;
+		for (p = strtok_r(buf, " \t\r\n", &save); p;
+		     p = strtok_r(NULL, " \t\r\n", &save)) {
+			if (ntok == sizeof(tok) / sizeof(tok[0])) {
+				mqs_set_err(err, len, "%s:%u: more than %zu words",
+					    path, line, ntok);
+				rc = -EINVAL;
+				break;
+			}
+			tok[ntok++] = p;
+		}
+		if (rc || !ntok)
+			continue;
+		if (!strcasecmp(tok[0], "AUTO")) {
+			rc = parse_auto(conf, tok, ntok, line, err, len);
+		} else if (!strcasecmp(tok[0], "ARRAY")) {
+			rc = parse_array(conf, tok, ntok, line, err, len);
+		} else {
+			mqs_set_err(err, len, "%s:%u: unknown keyword '%s' (known: AUTO, ARRAY; see mqstripe.conf(5))",
+				    path, line, tok[0]);
+			rc = -EINVAL;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+/**
+ * mqs_conf_load() - read mqs_conf_path()
+ * @conf: filled in; without the file: not present, AUTO yes.
+ *	mqs_conf_free() it, also on failure.
+ * @err: the reason on failure.
+ * @len: room at @err.
+ *
+ * Return: 0, -EINVAL (a line not understood), or the negative errno of
+ * opening or reading the file (other than ENOENT).
+ */
+int mqs_conf_load(struct mqs_conf *conf, char *err, size_t len)
+{
+	const char *path = mqs_conf_path();
+	FILE *f = fopen(path, "re");
+	int rc;
+
+	if (!f) {
+		*conf = (struct mqs_conf){ .path = path, .auto_start = true };
+		if (errno == ENOENT)
+			return 0;
+		rc = -errno;
+		mqs_set_err(err, len, "cannot read %s: %s", path,
+			    strerror(errno));
+		return rc;
+	}
+	rc = mqs_conf_parse(f, path, conf, err, len);
+	if (!rc && ferror(f)) {
+		mqs_set_err(err, len, "cannot read %s", path);
+		rc = -EIO;
+	}
+	fclose(f);
+	return rc;
+}
+
+/**
+ * mqs_conf_allows() - may the automatic assembly start this array
+ * @conf: from mqs_conf_load().
+ * @uuid: the array's UUID.
+ * @name: its name ("" for none).
+ * @why: when not: why, and the line that would allow it.
+ * @len: room at @why.
+ *
+ * Return: true with AUTO yes or when an ARRAY line matches (each key it
+ * gives equals the superblock's).
+ */
+bool mqs_conf_allows(const struct mqs_conf *conf, const uint8_t uuid[16],
+		     const char *name, char *why, size_t len)
+{
+	const struct mqs_conf_array *near = NULL;
+	char u[37];
+	size_t i;
+
+	if (conf->auto_start)
+		return true;
+	for (i = 0; i < conf->nr_arrays; i++) {
+		const struct mqs_conf_array *a = &conf->arrays[i];
+		bool uuid_ok = !a->has_uuid || !memcmp(a->uuid, uuid, 16);
+		bool name_ok = !a->name[0] || !strcmp(a->name, name);
+
+		if (uuid_ok && name_ok)
+			return true;
+		if (a->has_uuid && uuid_ok && !near)
+			near = a;
+	}
+	mqs_format_uuid(uuid, u);
+	if (near)
+		mqs_set_err(why, len, "AUTO no in %s, and its ARRAY line (line %u) names '%s', not '%s'",
+			    conf->path, near->line, near->name, name);
+	else
+		mqs_set_err(why, len, "AUTO no in %s (line %u) and no ARRAY line names it; to start it at boot add the line 'ARRAY uuid=%s%s%s'",
+			    conf->path, conf->auto_line, u,
+			    name[0] ? " name=" : "", name);
+	return false;
+}
+
+/* Free what mqs_conf_parse() allocated. */
+void mqs_conf_free(struct mqs_conf *conf)
+{
+	free(conf->arrays);
+	conf->arrays = NULL;
+	conf->nr_arrays = 0;
+}

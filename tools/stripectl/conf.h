@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * /etc/mqstripe.conf: which arrays assemble --scan and --incremental may
+ * start (mqstripe.conf(5)).
+ */
+#ifndef STRIPECTL_CONF_H
+#define STRIPECTL_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mqstripe.h"
+
+#define MQS_CONF_PATH	"/etc/mqstripe.conf"
+
+/**
+ * struct mqs_conf_array - one ARRAY line
+ * @has_uuid: the line gives uuid=.
+ * @uuid: the array UUID it names.
+ * @name: the array name it names, "" when the line gives none.
+ * @line: its line number in the file.
+ */
+struct mqs_conf_array {
+	bool has_uuid;
+	uint8_t uuid[16];
+	char name[MQSTRIPE_NAME_LEN];
+	unsigned int line;
+};
+
+/**
+ * struct mqs_conf - what the file says
+ * @path: the file read.
+ * @present: the file exists; without it every array may start.
+ * @auto_start: AUTO yes (also when the file has no AUTO line).
+ * @auto_line: the AUTO line's number, 0 without one.
+ * @arrays: the ARRAY lines, in file order.
+ * @nr_arrays: entries in @arrays.
+ */
+struct mqs_conf {
+	const char *path;
+	bool present;
+	bool auto_start;
+	unsigned int auto_line;
+	struct mqs_conf_array *arrays;
+	size_t nr_arrays;
+};
+
+const char *mqs_conf_path(void);
+int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
+		   char *err, size_t len);
+int mqs_conf_load(struct mqs_conf *conf, char *err, size_t len);
+bool mqs_conf_allows(const struct mqs_conf *conf, const uint8_t uuid[16],
+		     const char *name, char *why, size_t len);
+void mqs_conf_free(struct mqs_conf *conf);
+
+#endif /* STRIPECTL_CONF_H */
