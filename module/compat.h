@@ -285,11 +285,12 @@ static inline size_t mqs_fault_in_safe_writeable(const char __user *uaddr,
 typedef struct file *mqs_bdev_handle_t;
 
 static inline struct block_device *
-mqs_open_member(dev_t dev, void *holder, const struct blk_holder_ops *hops,
-		mqs_bdev_handle_t *handle)
+mqs_open_member(dev_t dev, bool write, void *holder,
+		const struct blk_holder_ops *hops, mqs_bdev_handle_t *handle)
 {
 	struct file *f = bdev_file_open_by_dev(dev, BLK_OPEN_READ |
-					       BLK_OPEN_WRITE, holder, hops);
+					       (write ? BLK_OPEN_WRITE : 0),
+					       holder, hops);
 
 	if (IS_ERR(f))
 		return ERR_CAST(f);
@@ -297,7 +298,8 @@ mqs_open_member(dev_t dev, void *holder, const struct blk_holder_ops *hops,
 	return file_bdev(f);
 }
 
-static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
+static inline void mqs_close_member(mqs_bdev_handle_t handle, bool write,
+				    void *holder)
 {
 #ifdef HAVE_BDEV_FPUT
 	bdev_fput(handle);
@@ -311,11 +313,12 @@ static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
 typedef struct bdev_handle *mqs_bdev_handle_t;
 
 static inline struct block_device *
-mqs_open_member(dev_t dev, void *holder, const struct blk_holder_ops *hops,
-		mqs_bdev_handle_t *handle)
+mqs_open_member(dev_t dev, bool write, void *holder,
+		const struct blk_holder_ops *hops, mqs_bdev_handle_t *handle)
 {
 	struct bdev_handle *h = bdev_open_by_dev(dev, BLK_OPEN_READ |
-						 BLK_OPEN_WRITE, holder, hops);
+						 (write ? BLK_OPEN_WRITE : 0),
+						 holder, hops);
 
 	if (IS_ERR(h))
 		return ERR_CAST(h);
@@ -323,7 +326,8 @@ mqs_open_member(dev_t dev, void *holder, const struct blk_holder_ops *hops,
 	return h->bdev;
 }
 
-static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
+static inline void mqs_close_member(mqs_bdev_handle_t handle, bool write,
+				    void *holder)
 {
 	bdev_release(handle);
 }
@@ -332,19 +336,20 @@ static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
 typedef struct block_device *mqs_bdev_handle_t;
 
 static inline struct block_device *
-mqs_open_member(dev_t dev, void *holder, const struct blk_holder_ops *hops,
-		mqs_bdev_handle_t *handle)
+mqs_open_member(dev_t dev, bool write, void *holder,
+		const struct blk_holder_ops *hops, mqs_bdev_handle_t *handle)
 {
 	struct block_device *b = blkdev_get_by_dev(dev, BLK_OPEN_READ |
-						   BLK_OPEN_WRITE, holder,
-						   hops);
+						   (write ? BLK_OPEN_WRITE : 0),
+						   holder, hops);
 
 	if (!IS_ERR(b))
 		*handle = b;
 	return b;
 }
 
-static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
+static inline void mqs_close_member(mqs_bdev_handle_t handle, bool write,
+				    void *holder)
 {
 	blkdev_put(handle, holder);
 }
@@ -353,22 +358,26 @@ static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
 typedef struct block_device *mqs_bdev_handle_t;
 struct blk_holder_ops;
 
-#define MQS_OPEN_MODE	(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
+/* the mode of the open, which blkdev_put() must be given again */
+#define MQS_OPEN_MODE(write)	(FMODE_READ | ((write) ? FMODE_WRITE : 0) | \
+				 FMODE_EXCL)
 
 static inline struct block_device *
-mqs_open_member(dev_t dev, void *holder, const struct blk_holder_ops *hops,
-		mqs_bdev_handle_t *handle)
+mqs_open_member(dev_t dev, bool write, void *holder,
+		const struct blk_holder_ops *hops, mqs_bdev_handle_t *handle)
 {
-	struct block_device *b = blkdev_get_by_dev(dev, MQS_OPEN_MODE, holder);
+	struct block_device *b = blkdev_get_by_dev(dev, MQS_OPEN_MODE(write),
+						   holder);
 
 	if (!IS_ERR(b))
 		*handle = b;
 	return b;
 }
 
-static inline void mqs_close_member(mqs_bdev_handle_t handle, void *holder)
+static inline void mqs_close_member(mqs_bdev_handle_t handle, bool write,
+				    void *holder)
 {
-	blkdev_put(handle, MQS_OPEN_MODE);
+	blkdev_put(handle, MQS_OPEN_MODE(write));
 }
 #endif
 

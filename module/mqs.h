@@ -103,6 +103,9 @@ struct mqs_member {
  *	contexts).
  * @poll: every member has poll queues: the tag set has a poll map
  *	(HCTX_TYPE_POLL) and polled requests poll their member bios.
+ * @readonly: started with MQSTRIPE_CREATE_F_READONLY: members claimed
+ *	read-only, the disk read-only for its life, writes refused, flushes
+ *	ended at once; set before the first claim, never changed.
  * @dying: set under disk->open_mutex when a REMOVE has started; refuses
  *	new opens.
  * @holders_linked: members linked as holders (sysfs slaves).
@@ -132,6 +135,7 @@ struct mqs_array {
 	sector_t member_data_sectors;
 	u32 queue_depth;
 	bool poll;
+	bool readonly;
 	bool dying;
 	u32 holders_linked;
 	unsigned long flags;

@@ -264,9 +264,21 @@ static int mqs_open(struct block_device *bdev, fmode_t mode)
 	return READ_ONCE(a->dying) ? -ENXIO : 0;
 }
 
+/*
+ * BLKROSET: an array started read-only stays so (its members are claimed
+ * read-only; md refuses the same in md_set_read_only()).
+ */
+static int mqs_set_read_only(struct block_device *bdev, bool ro)
+{
+	struct mqs_array *a = bdev->bd_disk->private_data;
+
+	return !ro && a->readonly ? -EROFS : 0;
+}
+
 static const struct block_device_operations mqs_fops = {
-	.owner	= THIS_MODULE,
-	.open	= mqs_open,
+	.owner		= THIS_MODULE,
+	.open		= mqs_open,
+	.set_read_only	= mqs_set_read_only,
 };
 
 /*
@@ -448,6 +460,13 @@ static ssize_t memory_bytes_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(memory_bytes);
 
+static ssize_t readonly_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", mqs_dev_array(dev)->readonly);
+}
+static DEVICE_ATTR_RO(readonly);
+
 static struct attribute *mqs_attrs[] = {
 	&dev_attr_uuid.attr,
 	&dev_attr_name.attr,
@@ -456,6 +475,7 @@ static struct attribute *mqs_attrs[] = {
 	&dev_attr_nr_members.attr,
 	&dev_attr_state.attr,
 	&dev_attr_memory_bytes.attr,
+	&dev_attr_readonly.attr,
 	NULL,
 };
 
@@ -685,7 +705,7 @@ static void mqs_release_members(struct mqs_array *a, u32 nr)
 	while (nr--) {
 		struct mqs_member *m = &a->members[nr];
 
-		mqs_close_member(m->handle, a);
+		mqs_close_member(m->handle, !a->readonly, a);
 		m->bdev = NULL;
 	}
 }
@@ -718,7 +738,8 @@ static int mqs_claim_member(struct mqs_array *a, struct mqstripe_create *c,
 		if (a->members[j].dev == dev)
 			return mqs_fail(c, i, MQSTRIPE_ERR_DUPLICATE, -EINVAL);
 
-	bdev = mqs_open_member(dev, a, MQS_HOLDER_OPS, &m->handle);
+	bdev = mqs_open_member(dev, !a->readonly, a, MQS_HOLDER_OPS,
+			       &m->handle);
 	if (IS_ERR(bdev)) {
 		int err = PTR_ERR(bdev);
 
@@ -730,7 +751,7 @@ static int mqs_claim_member(struct mqs_array *a, struct mqstripe_create *c,
 		struct block_device *o = a->members[j].bdev;
 
 		if (o == bdev_whole(bdev) || bdev_whole(o) == bdev) {
-			mqs_close_member(m->handle, a);
+			mqs_close_member(m->handle, !a->readonly, a);
 			return mqs_fail(c, i, MQSTRIPE_ERR_DUPLICATE, -EINVAL);
 		}
 	}
@@ -761,14 +782,14 @@ static int mqs_claim_member(struct mqs_array *a, struct mqstripe_create *c,
 		goto out_close;
 	}
 	if ((u64)m->size_sectors << SECTOR_SHIFT < need) {
-		mqs_close_member(m->handle, a);
+		mqs_close_member(m->handle, !a->readonly, a);
 		m->bdev = NULL;
 		return mqs_fail(c, i, MQSTRIPE_ERR_TOO_SMALL, -ENOSPC);
 	}
 	return 0;
 
 out_close:
-	mqs_close_member(m->handle, a);
+	mqs_close_member(m->handle, !a->readonly, a);
 	m->bdev = NULL;
 	c->error_member = i;
 	return -EINVAL;
@@ -884,6 +905,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	a->chunk_bytes = c->chunk_bytes;
 	a->data_offset_bytes = c->data_offset_bytes;
 	a->queue_depth = c->queue_depth;
+	a->readonly = c->hdr.flags & MQSTRIPE_CREATE_F_READONLY;
 	memcpy(a->name, c->name, MQSTRIPE_NAME_LEN);
 	memcpy(a->uuid, c->uuid, MQSTRIPE_UUID_LEN);
 	INIT_WORK(&a->event_work, mqs_event_work);
@@ -948,6 +970,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	snprintf(a->disk->disk_name, DISK_NAME_LEN, MQSTRIPE_DISK_PREFIX "%d",
 		 a->index);
 	set_capacity(a->disk, a->member_data_sectors * a->nr_members);
+	set_disk_ro(a->disk, a->readonly);
 
 	err = device_add_disk(NULL, a->disk, mqs_attr_groups);
 	if (err)

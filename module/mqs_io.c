@@ -862,7 +862,9 @@ static void mqs_dispatch(struct mqs_array *a, struct request *rq,
 
 	switch (req_op(rq)) {
 	case REQ_OP_FLUSH:
-		mqs_queue_flush(a, rq, out);
+		/* read-only: nothing was written, nothing to make durable */
+		if (!a->readonly)
+			mqs_queue_flush(a, rq, out);
 		break;
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
@@ -876,17 +878,24 @@ static void mqs_dispatch(struct mqs_array *a, struct request *rq,
 	mqs_put_cmd(rq);
 }
 
-static bool mqs_op_supported(struct request *rq)
+/*
+ * Why a request cannot be dispatched: an operation the array does not
+ * offer, or one that writes to an array started read-only (the block
+ * layer only warns of a write to a read-only disk: bio_check_ro() in
+ * block/blk-core.c); BLK_STS_OK when it can.
+ */
+static blk_status_t mqs_refuse(struct mqs_array *a, struct request *rq)
 {
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
-	case REQ_OP_WRITE:
 	case REQ_OP_FLUSH:
+		return BLK_STS_OK;
+	case REQ_OP_WRITE:
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
-		return true;
+		return a->readonly ? BLK_STS_IOERR : BLK_STS_OK;
 	default:
-		return false;
+		return BLK_STS_NOTSUPP;
 	}
 }
 
@@ -920,9 +929,11 @@ static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct request *rq = bd->rq;
 	struct blk_plug plug, *outer;
 	struct bio_list out;
+	blk_status_t sts;
 
-	if (!mqs_op_supported(rq))
-		return BLK_STS_NOTSUPP;
+	sts = mqs_refuse(a, rq);
+	if (sts)
+		return sts;
 
 	bio_list_init(&out);
 	outer = mqs_plug_begin(&plug);
@@ -964,12 +975,15 @@ static void mqs_queue_rqs(mqs_rq_list_t *rqlist)
 	bio_list_init(&out);
 	outer = mqs_plug_begin(&plug);
 	while ((rq = rq_list_pop(rqlist))) {
-		if (!mqs_op_supported(rq)) {
+		struct mqs_array *a = rq->q->queuedata;
+		blk_status_t sts = mqs_refuse(a, rq);
+
+		if (sts) {
 			/* as blk-mq does when ->queue_rq() refuses one */
-			blk_mq_end_request(rq, BLK_STS_NOTSUPP);
+			blk_mq_end_request(rq, sts);
 			continue;
 		}
-		mqs_dispatch(rq->q->queuedata, rq, &out);
+		mqs_dispatch(a, rq, &out);
 	}
 	mqs_submit_list(&out);
 	mqs_plug_end(&plug, outer);

@@ -76,7 +76,9 @@ struct mqstripe_ioctl_hdr {
 #define MQSTRIPE_FEAT_POLL		(1ULL << 4)
 /* REQ_NOWAIT honoured when every member supports it */
 #define MQSTRIPE_FEAT_NOWAIT		(1ULL << 5)
-#define MQSTRIPE_FEAT_ALL		((1ULL << 6) - 1)
+/* CREATE takes MQSTRIPE_CREATE_F_READONLY */
+#define MQSTRIPE_FEAT_READONLY		(1ULL << 6)
+#define MQSTRIPE_FEAT_ALL		((1ULL << 7) - 1)
 
 /**
  * struct mqstripe_version - MQSTRIPE_IOC_GET_VERSION
@@ -104,7 +106,12 @@ struct mqstripe_version {
 #define MQSTRIPE_CREATE_F_DATA_OFFSET	(1U << 1) /* use @data_offset_bytes */
 /* an array without superblocks: data may start below 8 KiB */
 #define MQSTRIPE_CREATE_F_NO_SUPERBLOCK	(1U << 2)
-#define MQSTRIPE_CREATE_F_ALL		((1U << 3) - 1)
+/*
+ * a read-only array: the members are claimed read-only, the disk is
+ * read-only (BLKROSET cannot clear it), writes fail, flushes go nowhere
+ */
+#define MQSTRIPE_CREATE_F_READONLY	(1U << 3)
+#define MQSTRIPE_CREATE_F_ALL		((1U << 4) - 1)
 
 /*
  * Why a CREATE failed (error_code), with error_member naming the member

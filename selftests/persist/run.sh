@@ -8,6 +8,7 @@
 # images (6 of 320M: XFS needs 300M; sparse, kept in a temporary directory):
 #   create  fresh images 0..5          test_01_create test_02_format
 #                                      test_03_force test_04_cut
+#                                      test_05_readonly
 #   reboot  images 3,2,1,0,4,5, udev   test_11_reboot test_12_incremental
 #           (every name now another    test_13_refusals test_14_udev
 #           member)
@@ -50,7 +51,7 @@ done
 
 BOOTS=(create reboot lbs4k)
 declare -A TESTS
-TESTS[create]="test_01_create.sh test_02_format.sh test_03_force.sh test_04_cut.sh"
+TESTS[create]="test_01_create.sh test_02_format.sh test_03_force.sh test_04_cut.sh test_05_readonly.sh"
 TESTS[reboot]="test_11_reboot.sh test_12_incremental.sh test_13_refusals.sh test_14_udev.sh"
 TESTS[lbs4k]="test_21_lbs.sh"
 

@@ -53,6 +53,7 @@ struct asm_ctx {
 	bool ctl_open;
 	int lock_fd;		/* the metadata lock, or a negative errno */
 	bool force;		/* --force: stale members accepted */
+	bool readonly;		/* --readonly: no superblock written */
 };
 
 static void uuid_dir(const uint8_t uuid[16], char *buf, size_t len)
@@ -221,6 +222,11 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 
 	if (ctx_ctl(ctx))
 		return MQS_EXIT_FAIL;
+	if (ctx->readonly &&
+	    !(ctx->ctl.version.features & MQSTRIPE_FEAT_READONLY)) {
+		mqs_error("assemble --readonly: the loaded mqstripe module cannot start an array read-only (its features lack 'readonly': see 'stripectl --version'); update the module");
+		return MQS_EXIT_FAIL;
+	}
 	rc = check_running(ctx, sb, quiet_if_running, &running);
 	if (rc || running)
 		return rc;
@@ -243,12 +249,18 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 			min_size = m[s]->size_bytes;
 	}
 	for (s = 0; s < nr; s++) {
-		members[s].fd = open(members[s].path, O_RDWR | O_CLOEXEC);
+		members[s].fd = open(members[s].path, (ctx->readonly ?
+				     O_RDONLY : O_RDWR) | O_CLOEXEC);
 		if (members[s].fd < 0) {
 			report_open_error(members[s].path, errno);
 			rc = MQS_EXIT_FAIL;
 			goto out;
 		}
+	}
+	if (ctx->readonly) {
+		/* nothing written: the members stay as they are, bit for bit */
+		sb = &m[mqs_newest(m, nr)]->sb;
+		goto start;
 	}
 	for (s = 0; s < nr; s++) {
 		rc = sbw_claim(&w[s]);
@@ -282,6 +294,7 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 	if (rc)
 		goto out;
 
+start:
 	mqs_format_uuid(sb->array_uuid, uuid);
 	req = (struct mqs_create_req){
 		.members = members,
@@ -290,10 +303,12 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 		.data_offset_bytes = sb->data_offset_bytes,
 		.name = sb->name[0] ? sb->name : NULL,
 		.uuid = uuid,
+		.readonly = ctx->readonly,
 	};
 	rc = start_array(&ctx->ctl, &req, sb->array_uuid, &index);
 	if (rc) {
-		sbw_restore_all(w, nr);
+		if (!ctx->readonly)
+			sbw_restore_all(w, nr);
 		goto out;
 	}
 	incr_forget(sb->array_uuid);
@@ -844,7 +859,7 @@ out:
 
 int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 {
-	bool scan = false, incremental = false, force = false;
+	bool scan = false, incremental = false, force = false, readonly = false;
 	const char *name = NULL, *uuid_str = NULL;
 	const struct opt opts[] = {
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
@@ -857,6 +872,8 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		  "assemble only the array with this UUID" },
 		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
 		  "start the array even with stale members (a copy, or one that missed updates: behind by more than one event), saying which and by how much; not for incremental assembly" },
+		{ "readonly", 'r', OPT_FLAG, &readonly, NULL, NULL,
+		  "start the array read-only without writing anything to the members (no superblock update, the members claimed read-only, writes to the array refused): to look at an array as it is; not for incremental assembly" },
 		{ 0 }
 	};
 	struct asm_ctx ctx = { .lock_fd = -1 };
@@ -876,8 +893,8 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		mqs_error("assemble: give --name or --uuid, not both: see 'stripectl assemble --help'");
 		return MQS_EXIT_USAGE;
 	}
-	if (incremental && (name || uuid_str || force || nargs != 1)) {
-		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name, --uuid or --force: see 'stripectl assemble --help'");
+	if (incremental && (name || uuid_str || force || readonly || nargs != 1)) {
+		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name, --uuid, --force or --readonly: see 'stripectl assemble --help'");
 		return MQS_EXIT_USAGE;
 	}
 	if (scan && nargs) {
@@ -899,6 +916,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 	}
 
 	ctx.force = force;
+	ctx.readonly = readonly;
 	ctx.lock_fd = mqs_meta_lock();
 	if (incremental)
 		rc = assemble_incremental(&ctx, argv[first]);

@@ -7,6 +7,7 @@
 #ifndef STRIPECTL_ERRMSG_H
 #define STRIPECTL_ERRMSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,7 @@ struct mqs_create_req {
 	uint64_t queue_depth;		/* 0: the module's default */
 	const char *name;		/* NULL: no name */
 	const char *uuid;		/* NULL: random */
+	bool readonly;			/* MQSTRIPE_CREATE_F_READONLY */
 };
 
 /*

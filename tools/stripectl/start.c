@@ -579,6 +579,8 @@ int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
 
 	memset(&c, 0, sizeof(c));
 	c.hdr.flags = MQSTRIPE_CREATE_F_UUID | MQSTRIPE_CREATE_F_DATA_OFFSET;
+	if (req->readonly)
+		c.hdr.flags |= MQSTRIPE_CREATE_F_READONLY;
 	c.members_ptr = (uintptr_t)fds;
 	c.nr_members = req->nr_members;
 	c.queue_depth = (uint32_t)req->queue_depth;

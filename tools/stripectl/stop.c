@@ -18,6 +18,7 @@
 #include "parse.h"
 #include "stripectl.h"
 #include "superblock.h"
+#include "sysfs.h"
 
 /*
  * udev (blkid, the watch rule) opens a new or just-closed device for a
@@ -105,10 +106,12 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 	struct mqstripe_member_info *members;
 	struct mqstripe_info info;
 	char path[32], why[MQS_ERR_LEN];
+	char sys[96];
 	struct mqs_ctl ctl;
 	const char *arg;
 	uint32_t index, nr;
 	int first, rc, waited, lock;
+	uint64_t readonly = 0;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
 	if (rc >= 0)
@@ -127,6 +130,12 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 		return rc;
 	}
 
+	/* started with assemble --readonly: its members stay untouched */
+	snprintf(sys, sizeof(sys), "/sys/block/%s%u/mqstripe/readonly",
+		 MQSTRIPE_DISK_PREFIX, index);
+	if (mqs_sysfs_read_u64(sys, &readonly))
+		readonly = 0;
+
 	for (waited = 0;; waited += BUSY_STEP_MS) {
 		rc = mqs_remove(&ctl, index);
 		if (rc != -EBUSY || waited >= BUSY_RETRY_MS)
@@ -138,7 +147,10 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 	switch (rc) {
 	case 0:
 		remove_stale_node(index, info.major, info.minor);
-		update_superblocks(&info, members, nr);
+		if (readonly)
+			incr_forget(info.uuid);
+		else
+			update_superblocks(&info, members, nr);
 		mqs_meta_unlock(lock);
 		free(members);
 		return MQS_EXIT_OK;

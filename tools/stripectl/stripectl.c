@@ -235,6 +235,7 @@ static void print_features(uint64_t features)
 		{ MQSTRIPE_FEAT_ERROR_MEMBER, "error_member" },
 		{ MQSTRIPE_FEAT_POLL, "poll" },
 		{ MQSTRIPE_FEAT_NOWAIT, "nowait" },
+		{ MQSTRIPE_FEAT_READONLY, "readonly" },
 	};
 	const char *sep = "";
 	size_t i;

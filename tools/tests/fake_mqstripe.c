@@ -194,13 +194,16 @@ static void put_file(const char *dir, const char *name, const char *fmt, ...)
 	fclose(f);
 }
 
-static void make_sysfs(const struct fake_array *a)
+static void make_sysfs(const struct fake_array *a, bool readonly)
 {
-	char dir[4096];
+	char dir[4096], mq[4096 + 16];
 
 	snprintf(dir, sizeof(dir), "%s/sys/block/%s%u", root(),
 		 MQSTRIPE_DISK_PREFIX, a->index);
 	mkdir(dir, 0755);	/* parents made by the test */
+	snprintf(mq, sizeof(mq), "%s/mqstripe", dir);
+	mkdir(mq, 0755);
+	put_file(mq, "readonly", "%d\n", readonly);
 	strcat(dir, "/queue");
 	mkdir(dir, 0755);
 	put_file(dir, "logical_block_size", "512\n");
@@ -369,7 +372,7 @@ static int create(struct mqstripe_create *c)
 	a->member_data = rows * a->chunk;
 	nr_arrays++;
 	save();
-	make_sysfs(a);
+	make_sysfs(a, c->hdr.flags & MQSTRIPE_CREATE_F_READONLY);
 	if (getenv("FAKE_MQS_DEVNODE")) {
 		char path[4096];
 

@@ -123,7 +123,7 @@ jq_is() {	# jq_is FILTER VALUE: the JSON on stdout has it
 # --- version and an empty list ---
 sc --version
 check "--version shows the module" \
-	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait)$' "$TMP/out"
+	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly)$' "$TMP/out"
 sc list
 check "list without arrays: no output, exit 0" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && no_err'
 sc list --json
@@ -234,7 +234,7 @@ if have_jq; then
 	check "status --json geometry" eval 'rc_is 0 && jq_is "[.uuid, .chunk_bytes, .stripe_width_bytes, .data_offset_bytes, .queue_depth, .nr_hw_queues, .major, .minor]" "[\"01234567-89ab-cdef-0123-456789abcdef\",524288,1048576,2097152,64,2,60,1]"'
 	check "status --json members" eval 'jq_is "[.members[] | [.slot, .device, .state, .size_bytes, .read_errors]]" "[[0,\"$L3\",\"ok\",1073741824,0],[1,\"$L4\",\"faulty\",1073741824,3]]"'
 	check "status --json queue limits" eval 'jq_is "[.queue_limits | .logical_block_size_bytes, .optimal_io_size_bytes, .max_sectors_kb, .discard_max_bytes, .write_cache, .fua, .rotational, .read_ahead_kb]" "[512,1048576,1280,2199023255040,\"write back\",true,false,null]"'
-	check "status --json keys" eval 'jq_is "keys" "[\"capacity_bytes\",\"chunk_bytes\",\"data_offset_bytes\",\"device\",\"index\",\"json_version\",\"major\",\"member_data_bytes\",\"members\",\"minor\",\"name\",\"nr_hw_queues\",\"nr_members\",\"queue_depth\",\"queue_limits\",\"state\",\"stripe_width_bytes\",\"superblock\",\"uuid\"]"'
+	check "status --json keys" eval 'jq_is "keys" "[\"capacity_bytes\",\"chunk_bytes\",\"data_offset_bytes\",\"device\",\"index\",\"json_version\",\"major\",\"member_data_bytes\",\"members\",\"minor\",\"name\",\"nr_hw_queues\",\"nr_members\",\"queue_depth\",\"queue_limits\",\"read_only\",\"state\",\"stripe_width_bytes\",\"superblock\",\"uuid\"]"'
 else
 	skip "no jq" "list and status JSON"
 fi
@@ -487,6 +487,30 @@ MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
 check "... and --incremental records nothing" \
 	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:3: unknown keyword 'MAILADDR'\" && [ ! -e \"\$MQSTRIPE_RUN_DIR/$U0\" ]"
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
+
+# assemble --readonly: started read-only (the module's CREATE flag), not
+# a byte written to the members by assemble or by stop
+sums() { local d; for d in "$L0" "$L1" "$L2"; do dd if="$d" bs=4K count=3 status=none | sha256sum; done; }
+before=$(sums)
+sc assemble --readonly "$L0" "$L1" "$L2"
+check "assemble --readonly: started read-only, no superblock written" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && [ \"\$(cat $R/sys/block/mqstripe0/mqstripe/readonly)\" = 1 ] && [ \"\$before\" = \"\$(sums)\" ]"
+sc status db
+check "status: read-only: yes" eval 'rc_is 0 && grep -qE "^  read-only: +yes" "$TMP/out"'
+sc status --json db
+check "status --json: read_only true" eval 'rc_is 0 && jq_is .read_only true'
+sc stop db
+check "stop of a read-only array writes no superblock" eval "rc_is 0 && no_err && [ \"\$before\" = \"\$(sums)\" ]"
+sc assemble --incremental --readonly "$L0"
+check "assemble --incremental --readonly: a usage error" eval "rc_is 2 && err_is 'no --name, --uuid, --force or --readonly'"
+sc assemble "$L0" "$L1" "$L2"
+check "assemble without --readonly: read-write, superblocks updated" \
+	eval "rc_is 0 && [ \"\$(cat $R/sys/block/mqstripe0/mqstripe/readonly)\" = 0 ] && [ \"\$before\" != \"\$(sums)\" ]"
+sc status --json db
+check "status --json: read_only false" eval 'rc_is 0 && jq_is .read_only false'
+sc status db
+check "status: no read-only line" eval 'rc_is 0 && ! grep -q "read-only:" "$TMP/out"'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # create: signatures refused, --force wipes them, a busy member always
 if command -v mkfs.ext4 >/dev/null; then
