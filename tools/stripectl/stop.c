@@ -100,23 +100,25 @@ out:
 	incr_forget(info->uuid);
 }
 
-int cmd_stop(const struct cmd *cmd, int argc, char **argv)
+/*
+ * stop_one() - stop one array and update its superblocks
+ * @arg: the array as the user names it (also "mqstripeN").
+ * @retry_ms: how long a busy array is retried (udev probing a new array
+ *	holds it for a moment).
+ * @report_busy: say why when it stays busy.
+ *
+ * Return: 0, -EBUSY (in use), or -EINVAL for any other failure (said).
+ */
+static int stop_one(const char *arg, int retry_ms, bool report_busy)
 {
-	static const struct opt opts[] = { { 0 } };
 	struct mqstripe_member_info *members;
 	struct mqstripe_info info;
-	char path[32], why[MQS_ERR_LEN];
-	char sys[96];
+	char path[32], why[MQS_ERR_LEN], sys[96];
 	struct mqs_ctl ctl;
-	const char *arg;
 	uint32_t index, nr;
-	int first, rc, waited, lock;
+	int rc, waited, lock;
 	uint64_t readonly = 0;
 
-	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
-	if (rc >= 0)
-		return rc;
-	arg = argv[first];
 	/*
 	 * The metadata lock from before REMOVE until the superblocks say
 	 * clean: no "assemble" in between sees them active and starts the
@@ -127,9 +129,8 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 	rc = find_array_or_report(&ctl, arg, &index, &info, &members, &nr);
 	if (rc) {
 		mqs_meta_unlock(lock);
-		return rc;
+		return -EINVAL;
 	}
-
 	/* started with assemble --readonly: its members stay untouched */
 	snprintf(sys, sizeof(sys), "/sys/block/%s%u/mqstripe/readonly",
 		 MQSTRIPE_DISK_PREFIX, index);
@@ -138,7 +139,7 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 
 	for (waited = 0;; waited += BUSY_STEP_MS) {
 		rc = mqs_remove(&ctl, index);
-		if (rc != -EBUSY || waited >= BUSY_RETRY_MS)
+		if (rc != -EBUSY || waited >= retry_ms)
 			break;
 		mqs_sleep_ms(BUSY_STEP_MS);
 	}
@@ -151,10 +152,10 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 			incr_forget(info.uuid);
 		else
 			update_superblocks(&info, members, nr);
-		mqs_meta_unlock(lock);
-		free(members);
-		return MQS_EXIT_OK;
+		break;
 	case -EBUSY:
+		if (!report_busy)
+			break;
 		mqs_array_node(index, path, sizeof(path));
 		/* a mount or a holder (another array, md, dm) is named */
 		if (mqs_busy_reason(path, why, sizeof(why)))
@@ -165,12 +166,93 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 		break;
 	case -ENODEV:
 		mqs_error("%s: no such array: see 'stripectl list'", arg);
+		rc = -EINVAL;
 		break;
 	default:
 		report_find_error(arg, rc, ctl.kernel_abi);
+		rc = -EINVAL;
 		break;
 	}
 	mqs_meta_unlock(lock);
 	free(members);
-	return MQS_EXIT_FAIL;
+	return rc;
+}
+
+/*
+ * stop --scan: every array that is not in use.  Arrays stacked on arrays
+ * are stopped top first: passes without waiting repeat while one stops
+ * something; what is still busy then gets the usual retry and message.
+ */
+static int stop_scan(void)
+{
+	uint32_t *idx = NULL, n = 0, i, left;
+	char arg[32];
+	bool progress;
+	int rc, ret = MQS_EXIT_OK;
+	struct mqs_ctl ctl;
+
+	if (ctl_open_or_report(&ctl))
+		return MQS_EXIT_FAIL;
+	rc = mqs_list(&ctl, &idx, &n);
+	mqs_ctl_close(&ctl);
+	if (rc) {
+		report_ctl_error("list", rc, ctl.kernel_abi);
+		return MQS_EXIT_FAIL;
+	}
+	left = n;
+	do {
+		progress = false;
+		for (i = 0; i < n; i++) {
+			if (idx[i] == UINT32_MAX)
+				continue;
+			snprintf(arg, sizeof(arg), "%s%u", MQSTRIPE_DISK_PREFIX,
+				 idx[i]);
+			rc = stop_one(arg, 0, false);
+			if (rc == -EBUSY)
+				continue;
+			if (rc)
+				ret = MQS_EXIT_FAIL;
+			else
+				progress = true;
+			idx[i] = UINT32_MAX;
+			left--;
+		}
+	} while (progress && left);
+	for (i = 0; i < n; i++) {
+		if (idx[i] == UINT32_MAX)
+			continue;
+		snprintf(arg, sizeof(arg), "%s%u", MQSTRIPE_DISK_PREFIX, idx[i]);
+		if (stop_one(arg, BUSY_RETRY_MS, true))
+			ret = MQS_EXIT_FAIL;
+	}
+	free(idx);
+	return ret;
+}
+
+int cmd_stop(const struct cmd *cmd, int argc, char **argv)
+{
+	bool scan = false;
+	const struct opt opts[] = {
+		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
+		  "stop every array that is not in use (arrays on arrays top first); one in use is named with why, and the exit status is 1" },
+		{ 0 }
+	};
+	int first, rc;
+
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
+	if (scan && first < argc) {
+		mqs_error("stop: unexpected argument '%s' with --scan: see 'stripectl stop --help'",
+			  argv[first]);
+		return MQS_EXIT_USAGE;
+	}
+	if (scan)
+		return stop_scan();
+	if (first >= argc) {
+		mqs_error("stop: no DEVICE given (or --scan): see 'stripectl stop --help'");
+		return MQS_EXIT_USAGE;
+	}
+	return stop_one(argv[first], BUSY_RETRY_MS, true) ? MQS_EXIT_FAIL :
+							     MQS_EXIT_OK;
 }

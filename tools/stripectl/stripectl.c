@@ -114,7 +114,7 @@ static const struct cmd commands[] = {
 	{
 		.name = "stop",
 		.fn = cmd_stop,
-		.args = "DEVICE",
+		.args = "DEVICE | --scan",
 		.summary = "stop an array and release its members",
 		.description =
 "Stop the array DEVICE (/dev/mqstripeN, mqstripeN, a link to the device\n"
@@ -122,8 +122,12 @@ static const struct cmd commands[] = {
 "mounted, open or a member of another array is not stopped; the message\n"
 "names the mount point or the holding array.  The data on the members is\n"
 "left as it is; their superblocks are marked clean and their event\n"
-"counter bumped: 'stripectl assemble' starts the array again.",
-		.min_args = 1,
+"counter bumped: 'stripectl assemble' starts the array again.\n"
+"\n"
+"With --scan, every array not in use is stopped (an array that is a\n"
+"member of another after the one on top of it); each one in use is\n"
+"named with why, and the exit status is then 1.",
+		.min_args = 0,
 		.max_args = 1,
 		.missing = "no DEVICE given",
 	},

@@ -512,6 +512,21 @@ sc status db
 check "status: no read-only line" eval 'rc_is 0 && ! grep -q "read-only:" "$TMP/out"'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
+# stop --scan: every array not in use; one in use is named, exit 1
+LD_PRELOAD=$FAKE "$STRIPECTL" assemble "$L0" "$L1" "$L2" >/dev/null
+LD_PRELOAD=$FAKE "$STRIPECTL" create --force --name other2 "$L5" >/dev/null 2>&1
+FAKE_MQS_BUSY=always sc stop --scan
+check "stop --scan with arrays in use: each named, exit 1, none stopped" \
+	eval "rc_is 1 && [ \"\$(grep -c 'is in use\\|is busy' \"\$TMP/err\")\" = 2 ] && [ \"\$(list_names)\" = 'db other2 ' ]"
+sc stop --scan
+check "stop --scan: every array stopped, superblocks clean" \
+	eval "rc_is 0 && no_err && [ -z \"\$(list_names)\" ] && [ \"\$(ex $L0 MQSTRIPE_STATE) \$(ex $L5 MQSTRIPE_STATE)\" = 'clean clean' ]"
+sc stop --scan
+check "stop --scan without arrays: nothing to do" eval 'rc_is 0 && no_err && [ ! -s "$TMP/out" ]'
+sc stop --scan db
+check "stop --scan with a DEVICE: a usage error" eval "rc_is 2 && err_is \"unexpected argument 'db' with --scan\""
+LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
+
 # create: signatures refused, --force wipes them, a busy member always
 if command -v mkfs.ext4 >/dev/null; then
 	mkfs.ext4 -q -F "$L3" >/dev/null 2>&1
