@@ -28,6 +28,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/fs.h>
 #include <linux/userfaultfd.h>
 
 #include "mqstripe.h"
@@ -586,6 +587,106 @@ out_unmap:
 	close(uffd);
 }
 
+/* writes and flushes the members have completed (their disk's stat) */
+static unsigned long long member_writes(void)
+{
+	unsigned long long sum = 0, v[17];
+	char p[96];
+	int i, k;
+
+	for (i = 0; i < 3; i++) {
+		struct stat st;
+		FILE *f;
+
+		if (fstat(fds[i], &st))
+			return 0;
+		snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/stat",
+			 major(st.st_rdev), minor(st.st_rdev));
+		f = fopen(p, "r");
+		if (!f)
+			return 0;
+		memset(v, 0, sizeof(v));
+		for (k = 0; k < 17 && fscanf(f, "%llu", &v[k]) == 1; k++)
+			;
+		fclose(f);
+		sum += v[4] + v[14];	/* writes completed, flushes completed */
+	}
+	return sum;
+}
+
+/*
+ * CREATE_F_READONLY: the disk read-only, BLKROSET to read-write refused
+ * with EROFS; a write that reaches the array from the kernel (here from a
+ * second array stacked on it: userspace writes stop at the read-only
+ * disk) fails, and neither it nor a flush reaches the members.
+ */
+static void t_readonly(void)
+{
+	struct mqstripe_create c, top;
+	char path[64], tpath[64], sys[96], buf[8];
+	unsigned long long w0;
+	int afd, tfd, ro = 0, zero = 0, e;
+	void *io = NULL;
+	FILE *f;
+
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_READONLY;
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	expect(e, 0, "READONLY: CREATE");
+	if (e)
+		return;
+	snprintf(path, sizeof(path), "/dev/" MQSTRIPE_DISK_PREFIX "%u", c.index);
+	snprintf(sys, sizeof(sys), "/sys/block/" MQSTRIPE_DISK_PREFIX "%u/mqstripe/readonly",
+		 c.index);
+	f = fopen(sys, "r");
+	result(f && fgets(buf, sizeof(buf), f) && !strcmp(buf, "1\n"),
+	       "READONLY: mqstripe/readonly reads 1");
+	if (f)
+		fclose(f);
+	afd = open(path, O_RDWR | O_CLOEXEC);
+	e = afd < 0 || ioctl(afd, BLKROGET, &ro);
+	result(!e && ro == 1, "READONLY: BLKROGET 1 (%d)", ro);
+	e = afd >= 0 && ioctl(afd, BLKROSET, &zero) ? errno : 0;
+	expect(e, EROFS, "READONLY: BLKROSET 0");
+	ro = 0;
+	e = afd < 0 || ioctl(afd, BLKROGET, &ro);
+	result(!e && ro == 1, "READONLY: still read-only after BLKROSET 0 (%d)",
+	       ro);
+
+	/* an array on top of it, without a superblock, takes it read-write */
+	create_init(&top, &afd, 1);
+	top.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET |
+			MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
+	top.data_offset_bytes = 0;
+	e = xioctl(MQSTRIPE_IOC_CREATE, &top);
+	expect(e, 0, "READONLY: CREATE an array on top of it");
+	if (!e) {
+		snprintf(tpath, sizeof(tpath), "/dev/" MQSTRIPE_DISK_PREFIX "%u",
+			 top.index);
+		tfd = open(tpath, O_RDWR | O_DIRECT | O_CLOEXEC);
+		w0 = member_writes();
+		if (posix_memalign(&io, 4096, 4096))
+			io = NULL;
+		if (io)
+			memset(io, 0x5a, 4096);
+		/* first the flush: the write's failure fails the top array */
+		result(tfd >= 0 && !fsync(tfd),
+		       "READONLY: a flush through the array on top succeeds");
+		e = tfd >= 0 && io && pwrite(tfd, io, 4096, 0) < 0 ? errno : 0;
+		expect(e, EIO, "READONLY: a write through the array on top");
+		result(w0 && member_writes() == w0,
+		       "READONLY: no write or flush reached the members (%llu before, %llu after)",
+		       w0, member_writes());
+		if (tfd >= 0)
+			close(tfd);
+		free(io);
+		expect(do_remove(top.index), 0, "READONLY: REMOVE the array on top");
+	}
+	if (afd >= 0)
+		close(afd);
+	expect(do_remove(c.index), 0, "READONLY: REMOVE");
+}
+
 int main(int argc, char **argv)
 {
 	char tmpl[] = "/tmp/mqs_ioctl.XXXXXX";
@@ -629,5 +730,6 @@ int main(int argc, char **argv)
 	t_create();
 	t_list_order();
 	t_info_fault();
+	t_readonly();
 	return ktap_finish();
 }

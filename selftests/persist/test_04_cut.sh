@@ -4,16 +4,18 @@
 # A power cut after every superblock write of create, stop, assemble
 # (also one that grows the array) and zero-superblock, on real members:
 # two dm maps over NVMe namespaces.  mqs_cutshim.so stops stripectl right
-# after its K-th superblock write is durable; then every member drops its
-# writes (dm-flakey drop_writes: the power is gone), stripectl is killed,
-# and the members come back as they were (dm-linear).  After each cut,
-# assemble (or assemble --force) gives the array back with the data
-# written through it before the command, or refuses as docs/FORMAT.md
-# ("Updates") says, starting nothing.  K runs from 1 until the command
-# ends without being cut.
-# Catches: a write order that a cut leaves unrecoverable (members refused
-# for good, an array started on a half-written set), data of the array
-# lost by an update, a cut create or zero-superblock that still starts.
+# after its K-th superblock write and the fsync() that makes it durable (a
+# write not followed by one fails); then every member drops its writes
+# (dm-flakey drop_writes: the power is gone), stripectl is killed, and the
+# members come back as they were (dm-linear).  After each cut, plain
+# assemble does what docs/FORMAT.md ("Updates") says for that command and
+# write: it gives the array back with the data written through it before
+# the command (stop, assemble, create's last write), or refuses with the
+# documented message, starting nothing (create's earlier writes,
+# zero-superblock).  K runs from 1 until the command ends without a cut.
+# Catches: a write order that a cut leaves unrecoverable (members refused,
+# or needing --force), an array started on a half-written set, data of the
+# array lost by an update, a superblock write not made durable.
 
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -105,7 +107,9 @@ grown() {	# stopped, then the members grow by 32 MiB each
 run_cut() {
 	local k=$1 pid st i
 	shift
-	MQS_CUT_AFTER=$k LD_PRELOAD=$SHIM "$STRIPECTL" "$@" >"$MQS_TMP/out" 2>"$MQS_TMP/err" &
+	rm -f "$MQS_TMP/where"
+	MQS_CUT_AFTER=$k MQS_CUT_REPORT=$MQS_TMP/where LD_PRELOAD=$SHIM \
+		"$STRIPECTL" "$@" >"$MQS_TMP/out" 2>"$MQS_TMP/err" &
 	pid=$!
 	for i in $(seq 1200); do
 		st=$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)
@@ -128,36 +132,46 @@ run_cut() {
 	rc=137
 }
 
-# recoveries: set ok=1 when the outcome is right, else reason=...
-# the array comes back (assemble, else assemble --force) with its data
+# recoveries (docs/FORMAT.md, "Updates", the table), after the cut of
+# write k: set ok=1 when the outcome is right, else reason=...
+# plain assemble gives the array back with its data (members at most one
+# event apart: no --force needed)
 comes_back() {
-	local how a
-	rm -f "$MQS_TMP/rerr" "$MQS_TMP/rerr--force"
-	for how in "" --force; do
-		# shellcheck disable=SC2086	# how is empty or one word
-		"$STRIPECTL" assemble $how "${C[@]}" >"$MQS_TMP/rout" 2>"$MQS_TMP/rerr$how" && break
-	done
+	local a
+	"$STRIPECTL" assemble "${C[@]}" >"$MQS_TMP/rout" 2>"$MQS_TMP/rerr"
 	if ! a=$(running); then
-		reason="assemble failed: $(head -c 300 "$MQS_TMP/rerr"); assemble --force failed: $(head -c 300 "$MQS_TMP/rerr--force")"
+		reason="assemble failed: $(head -c 300 "$MQS_TMP/rerr")"
 	elif ! pattern check "$a" 0 "$DATA" "$SEED" >"$MQS_TMP/pat" 2>&1; then
-		reason="assembled${how:+ with $how}, but the data differ: $(head -c 300 "$MQS_TMP/pat")"
+		reason="assembled, but the data differ: $(head -c 300 "$MQS_TMP/pat")"
 	elif [ "$size" = "$BIG" ] && [ "$(blk_bytes "$a")" -le $(((SMALL << 9) * 2)) ]; then
 		reason="assembled over grown members, but not grown: $(blk_bytes "$a") bytes"
 	else
 		ok=1
 	fi
 }
-# back, or refused as documented (a member without a superblock, or
+# refused as documented (a member without a superblock, or a slot
 # missing), nothing started
-back_or_refused() {
-	if "$STRIPECTL" assemble "${C[@]}" >"$MQS_TMP/rout" 2>"$MQS_TMP/rerr" &&
-		running >/dev/null; then
+refused() {
+	if "$STRIPECTL" assemble "${C[@]}" >"$MQS_TMP/rout" 2>"$MQS_TMP/rerr"; then
+		reason="started, expected a refusal: $(cat "$MQS_TMP/rout")"
+	elif ! grep -qE "no mqstripe superblock: not a member|is missing: found" "$MQS_TMP/rerr"; then
+		reason="refused, but not as documented: $(head -c 300 "$MQS_TMP/rerr")"
+	elif running >/dev/null; then
+		reason="refused, but an array runs"
+	else
 		ok=1
-	elif grep -qE "no mqstripe superblock: not a member|is missing: found" "$MQS_TMP/rerr" &&
-		! running >/dev/null; then
+	fi
+}
+# create cut after write k of N: refused while k < N, started at k = N
+created() {
+	local a
+	if [ "$k" -lt ${#C[@]} ]; then
+		refused
+	elif "$STRIPECTL" assemble "${C[@]}" >"$MQS_TMP/rout" 2>"$MQS_TMP/rerr" &&
+		a=$(running); then
 		ok=1
 	else
-		reason="neither started nor refused as documented: $(head -c 300 "$MQS_TMP/rerr")"
+		reason="every superblock written, but assemble failed: $(head -c 300 "$MQS_TMP/rerr")"
 	fi
 }
 
@@ -177,7 +191,12 @@ cut_each() {
 		[ "$rc" = 137 ] || break
 		ncut=$((ncut + 1))
 		ok=0
-		$recover
+		where=$(cat "$MQS_TMP/where" 2>/dev/null)
+		if [ "$where" != fsync ]; then
+			reason="write $k was not followed by an fsync() of its member (the shim stopped stripectl at '$where')"
+		else
+			$recover
+		fi
 		[ "$ok" = 1 ] || bad+=("after write $k: $reason")
 	done
 	if [ "$rc" = 0 ] && [ "$ncut" -gt 0 ] && [ ${#bad[@]} -eq 0 ]; then
@@ -190,11 +209,11 @@ cut_each() {
 }
 
 mark=$(klog_mark "persist power cuts")
-cut_each "create" fresh back_or_refused create --name "$ARRAY" --chunk 64K "${C[@]}"
+cut_each "create" fresh created create --name "$ARRAY" --chunk 64K "${C[@]}"
 cut_each "stop" made comes_back stop $ARRAY
 cut_each "assemble" stopped comes_back assemble "${C[@]}"
 cut_each "assemble growing the array" grown comes_back assemble "${C[@]}"
-cut_each "zero-superblock" stopped back_or_refused zero-superblock "${C[@]}"
+cut_each "zero-superblock" stopped refused zero-superblock "${C[@]}"
 fresh
 check_no_arrays "no array left"
 check_klog "no kernel warning" "$mark"

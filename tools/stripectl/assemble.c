@@ -499,7 +499,9 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 	bool *done = NULL, *denied = NULL;
 	struct mqs_conf conf;
 
-	rc = mqs_conf_load(&conf, why, sizeof(why));
+	/* the automatic assembly only: --name and --uuid start what they name */
+	conf = (struct mqs_conf){ .auto_start = true };
+	rc = name || uuid ? 0 : mqs_conf_load(&conf, why, sizeof(why));
 	if (rc) {
 		mqs_error("%s: nothing started", why);
 		mqs_conf_free(&conf);

@@ -258,7 +258,7 @@ static int examine_scan(bool brief)
 		printf("\n");
 	}
 	if (!arrays)
-		mqs_error("no device carries a valid mqstripe superblock (%zu devices examined)",
+		mqs_error("no device carries a valid mqstripe superblock (%zu carry a damaged or unsupported one: see 'stripectl examine DEVICE')",
 			  n);
 	free(done);
 	mqs_free_cands(c, n);

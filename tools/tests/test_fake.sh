@@ -487,6 +487,12 @@ MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
 check "... and --incremental records nothing" \
 	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:3: unknown keyword 'MAILADDR'\" && [ ! -e \"\$MQSTRIPE_RUN_DIR/$U0\" ]"
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
+MQSTRIPE_CONF=$CONF sc assemble --scan --uuid "$U0"
+check "... but --scan --uuid, by hand, starts what it names" eval 'rc_is 0 && stdout_is /dev/mqstripe0 && no_err'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+MQSTRIPE_CONF=$CONF sc assemble --scan --name db
+check "... and so does --scan --name" eval 'rc_is 0 && stdout_is /dev/mqstripe0 && no_err'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # assemble --readonly: started read-only (the module's CREATE flag), not
 # a byte written to the members by assemble or by stop
@@ -518,8 +524,8 @@ LD_PRELOAD=$FAKE "$STRIPECTL" create --force --name other2 "$L5" >/dev/null 2>&1
 FAKE_MQS_BUSY=always sc stop --scan
 check "stop --scan with arrays in use: each named, exit 1, none stopped" \
 	eval "rc_is 1 && [ \"\$(grep -c 'is in use\\|is busy' \"\$TMP/err\")\" = 2 ] && [ \"\$(list_names)\" = 'db other2 ' ]"
-sc stop --scan
-check "stop --scan: every array stopped, superblocks clean" \
+FAKE_MQS_BUSY=1 sc stop --scan
+check "stop --scan: an array busy at first (udev probing it) is still stopped, silently; superblocks clean" \
 	eval "rc_is 0 && no_err && [ -z \"\$(list_names)\" ] && [ \"\$(ex $L0 MQSTRIPE_STATE) \$(ex $L5 MQSTRIPE_STATE)\" = 'clean clean' ]"
 sc stop --scan
 check "stop --scan without arrays: nothing to do" eval 'rc_is 0 && no_err && [ ! -s "$TMP/out" ]'
