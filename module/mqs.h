@@ -103,6 +103,8 @@ struct mqs_member {
  *	contexts).
  * @poll: every member has poll queues: the tag set has a poll map
  *	(HCTX_TYPE_POLL) and polled requests poll their member bios.
+ * @depth: 0 over plain devices, else one more than the deepest member that
+ *	is an array itself: the lockdep class of its flush lock.
  * @readonly: started with MQSTRIPE_CREATE_F_READONLY: members claimed
  *	read-only, the disk read-only for its life, writes refused, flushes
  *	ended at once; set before the first claim, never changed.
@@ -135,6 +137,7 @@ struct mqs_array {
 	sector_t member_data_sectors;
 	u32 queue_depth;
 	bool poll;
+	u32 depth;
 	bool readonly;
 	bool dying;
 	u32 holders_linked;

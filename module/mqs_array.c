@@ -844,18 +844,42 @@ static int mqs_init_tag_set(struct mqs_array *a)
  * which holds the member's fq->mq_flush_lock, and our flush_end_io() then
  * takes the array's: two locks of one lockdep class, reported as "possible
  * recursive locking".  They are different queues; give ours a class of its
- * own, as nvme-loop does.  The hardware contexts exist from the disk's
- * allocation on and are never reallocated (nr_hw_queues does not change).
+ * own, as nvme-loop does.  A member can be an array itself (an array on an
+ * array): each level of such a stack gets a class of its own, its depth
+ * (0 over plain devices, else one more than its deepest member array), so
+ * that the lower array's lock held while the upper one's is taken is not
+ * taken for recursion either.  The hardware contexts exist from the
+ * disk's allocation on and are never reallocated (nr_hw_queues does not
+ * change).
  */
-static struct lock_class_key mqs_fq_lock_key;
+#define MQS_FQ_LOCK_DEPTHS	4
+static struct lock_class_key mqs_fq_lock_keys[MQS_FQ_LOCK_DEPTHS];
 
-static void mqs_set_fq_lock_class(struct request_queue *q)
+static u32 mqs_stack_depth(struct mqs_array *a)
 {
+	u32 i, depth = 0;
+
+	for (i = 0; i < a->nr_members; i++) {
+		struct gendisk *g = a->members[i].bdev->bd_disk;
+
+		/* claimed by us: that array cannot go away meanwhile */
+		if (g->fops == &mqs_fops)
+			depth = max(depth, ((struct mqs_array *)
+					    g->private_data)->depth + 1);
+	}
+	return depth;
+}
+
+static void mqs_set_fq_lock_class(struct mqs_array *a)
+{
+	struct lock_class_key *key;
 	struct blk_mq_hw_ctx *hctx;
 	unsigned long i;
 
-	queue_for_each_hw_ctx(q, hctx, i)
-		blk_mq_hctx_set_fq_lock_class(hctx, &mqs_fq_lock_key);
+	a->depth = mqs_stack_depth(a);
+	key = &mqs_fq_lock_keys[min_t(u32, a->depth, MQS_FQ_LOCK_DEPTHS - 1)];
+	queue_for_each_hw_ctx(a->disk->queue, hctx, i)
+		blk_mq_hctx_set_fq_lock_class(hctx, key);
 }
 
 static void mqs_unlink_holders(struct mqs_array *a)
@@ -961,7 +985,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 		err = PTR_ERR(a->disk);
 		goto out_free_tag_set;
 	}
-	mqs_set_fq_lock_class(a->disk->queue);
+	mqs_set_fq_lock_class(a);
 	a->disk->major = mqs_major;
 	a->disk->first_minor = a->index << MQS_PART_SHIFT;
 	a->disk->minors = 1 << MQS_PART_SHIFT;
