@@ -86,7 +86,7 @@ mqs_must_create --chunk 64K --queue-depth 8 "$DM_DEV" "${NV[1]}"
 dmsetup suspend --noudevsync mqst-hctxlin || mqs_die "dmsetup suspend mqst-hctxlin"
 taskset -c 0 dd if="$MQS_DEV" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &
 ddpid=$!
-MQS_BG+=($ddpid)
+MQS_BG+=("$ddpid")
 wait_inflight "$MQS_SYS" 20
 D=/sys/kernel/debug/block/$MQS_DISK
 [ -d "$D" ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
