@@ -213,6 +213,13 @@ static void examine_export(const struct mqs_cand *c)
  * the order of its first device; without --brief each line ends with a
  * comment naming the devices found.
  */
+static bool same_valid_array(const struct mqs_cand *a,
+			     const struct mqs_cand *b)
+{
+	return b->status == MQS_SB_OK &&
+	       !memcmp(a->sb.array_uuid, b->sb.array_uuid, MQSTRIPE_UUID_LEN);
+}
+
 static int examine_scan(bool brief)
 {
 	struct mqs_cand *c = NULL;
@@ -237,22 +244,16 @@ static int examine_scan(bool brief)
 		printf("ARRAY uuid=%s%s%s", u, c[i].sb.name[0] ? " name=" : "",
 		       c[i].sb.name);
 		arrays++;
-		for (j = i, found = 0; j < n; j++) {
-			if (c[j].status != MQS_SB_OK ||
-			    memcmp(c[j].sb.array_uuid, c[i].sb.array_uuid,
-				   MQSTRIPE_UUID_LEN))
-				continue;
-			done[j] = true;
-			found++;
-		}
+		for (j = i, found = 0; j < n; j++)
+			if (same_valid_array(&c[i], &c[j])) {
+				done[j] = true;
+				found++;
+			}
 		if (!brief) {
 			printf("  # %zu of %" PRIu32 " members:", found,
 			       c[i].sb.nr_members);
 			for (j = i; j < n; j++)
-				if (c[j].status == MQS_SB_OK &&
-				    !memcmp(c[j].sb.array_uuid,
-					    c[i].sb.array_uuid,
-					    MQSTRIPE_UUID_LEN))
+				if (same_valid_array(&c[i], &c[j]))
 					printf(" %s", c[j].path);
 		}
 		printf("\n");

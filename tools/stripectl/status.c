@@ -288,17 +288,6 @@ static struct json_object *qlimit_json(const char *dir, size_t i)
 	return json_object_new_string(buf);
 }
 
-/* Started with assemble --readonly (mqstripe/readonly reads 1)? */
-static bool array_readonly(uint32_t index)
-{
-	char sys[96];
-	uint64_t v;
-
-	snprintf(sys, sizeof(sys), "/sys/block/%s%u/mqstripe/readonly",
-		 MQSTRIPE_DISK_PREFIX, index);
-	return !mqs_sysfs_read_u64(sys, &v) && v == 1;
-}
-
 static void status_json(uint32_t index, const struct mqstripe_info *info,
 			const struct mqstripe_member_info *members,
 			const struct mqs_sb *sbs, const bool *has_sb,
@@ -322,7 +311,7 @@ static void status_json(uint32_t index, const struct mqstripe_info *info,
 	json_add(o, "state",
 		 json_object_new_string(array_state_name(info->state)));
 	json_add(o, "read_only",
-		 json_object_new_boolean(array_readonly(index)));
+		 json_object_new_boolean(mqs_array_readonly(index)));
 	json_add(o, "nr_members", json_u64(info->nr_members));
 	json_add(o, "chunk_bytes", json_u64(info->chunk_bytes));
 	json_add(o, "stripe_width_bytes",
@@ -403,7 +392,7 @@ static int status_text(uint32_t index, const struct mqstripe_info *info,
 	printf("  %-18s%s\n", "name:", name_or_dash(info));
 	printf("  %-18s%s\n", "uuid:", uuid);
 	printf("  %-18s%s\n", "state:", array_state_name(info->state));
-	if (array_readonly(index))
+	if (mqs_array_readonly(index))
 		printf("  %-18syes (assemble --readonly: nothing is written to the members)\n",
 		       "read-only:");
 	printf("  %-18s%u\n", "members:", info->nr_members);

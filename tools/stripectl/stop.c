@@ -113,11 +113,11 @@ static int stop_one(const char *arg, int retry_ms, bool report_busy)
 {
 	struct mqstripe_member_info *members;
 	struct mqstripe_info info;
-	char path[32], why[MQS_ERR_LEN], sys[96];
+	char path[32], why[MQS_ERR_LEN];
 	struct mqs_ctl ctl;
 	uint32_t index, nr;
 	int rc, waited, lock;
-	uint64_t readonly = 0;
+	bool readonly;
 
 	/*
 	 * The metadata lock from before REMOVE until the superblocks say
@@ -132,10 +132,7 @@ static int stop_one(const char *arg, int retry_ms, bool report_busy)
 		return -EINVAL;
 	}
 	/* started with assemble --readonly: its members stay untouched */
-	snprintf(sys, sizeof(sys), "/sys/block/%s%u/mqstripe/readonly",
-		 MQSTRIPE_DISK_PREFIX, index);
-	if (mqs_sysfs_read_u64(sys, &readonly))
-		readonly = 0;
+	readonly = mqs_array_readonly(index);
 
 	for (waited = 0;; waited += BUSY_STEP_MS) {
 		rc = mqs_remove(&ctl, index);

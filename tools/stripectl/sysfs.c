@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mqstripe.h"
 #include "parse.h"
 #include "sysfs.h"
 
@@ -48,6 +49,24 @@ int mqs_sysfs_read_u64(const char *path, uint64_t *v)
 	if (rc)
 		return rc;
 	return mqs_parse_uint(buf, UINT64_MAX, v, NULL, 0);
+}
+
+/*
+ * mqs_array_readonly() - was array /dev/mqstripe@index started with
+ *	assemble --readonly (its mqstripe/readonly reads 1)?
+ * @index: the array's N.
+ *
+ * Return: true when it reads 1; false otherwise, also when it cannot be
+ * read (a module without the attribute starts no read-only array).
+ */
+bool mqs_array_readonly(uint32_t index)
+{
+	char path[96];
+	uint64_t v;
+
+	snprintf(path, sizeof(path), "/sys/block/%s%u/mqstripe/readonly",
+		 MQSTRIPE_DISK_PREFIX, index);
+	return !mqs_sysfs_read_u64(path, &v) && v == 1;
 }
 
 /* "MAJ:MIN" of a sysfs "dev" file */
