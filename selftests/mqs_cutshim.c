@@ -2,9 +2,9 @@
 /*
  * mqs_cutshim.so - LD_PRELOAD shim of persist/test_04_cut.sh
  *
- * MQS_CUT_AFTER=N: stripectl writes every superblock as one pwrite() of
- * 4096 bytes at byte 4096 of a member (O_DIRECT), then makes it durable
- * with fsync() (tools/stripectl/devio.c).  The shim counts those writes;
+ * MQS_CUT_AFTER=N: stripectl writes every superblock copy as one pwrite()
+ * of 4096 bytes at byte 4096 or 8192 of a member (O_DIRECT), then makes it
+ * durable with fsync() (tools/stripectl/devio.c).  The shim counts those writes;
  * after the N-th it lets stripectl's own fsync() of that member run and
  * then stops the process (SIGSTOP) before it does anything more.  The
  * test then makes every member drop its writes (dm-flakey drop_writes),
@@ -26,7 +26,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define SB_OFFSET	4096
+#define SB_OFFSET	4096	/* the first copy; the second follows it */
 #define SB_SIZE		4096
 
 typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off64_t);
@@ -63,7 +63,8 @@ static void cut(const char *where)
 
 static bool is_sb(size_t len, off64_t off)
 {
-	return len == SB_SIZE && off == SB_OFFSET;
+	return len == SB_SIZE &&
+	       (off == SB_OFFSET || off == SB_OFFSET + SB_SIZE);
 }
 
 static ssize_t cut_write(const char *sym, int fd, const void *buf,

@@ -5,11 +5,19 @@ alone (it shares no code with stripectl), and the tools the persistence
 tests need to damage a superblock or plant foreign signatures.
 
   sbtool.py parse DEV            the superblock as JSON (every field, the
-                                 checks of "Reading"); exit 1 if not valid
+                                 checks of "Reading", which copy is used);
+                                 exit 1 if not valid
   sbtool.py crc32c TEXT          CRC-32C of TEXT (check value of 123456789)
-  sbtool.py flip DEV OFFSET      XOR byte OFFSET of the superblock with 0x01
-  sbtool.py set-incompat DEV BIT set a feature_incompat bit, fix the checksum
-  sbtool.py save DEV FILE        copy the 4096-byte superblock to FILE
+  sbtool.py flip DEV OFFSET [COPY]
+                                 XOR byte OFFSET of the superblock with 0x01,
+                                 in COPY (0: at 4096, 1: at 8192) or, by
+                                 default, in every copy that has the magic
+  sbtool.py set-incompat DEV BIT set a feature_incompat bit in every copy,
+                                 fix the checksums
+  sbtool.py set-ro-compat DEV BIT
+                                 the same for feature_ro_compat (format 2)
+  sbtool.py save DEV FILE        copy the superblock area (bytes 4096 to
+                                 12287: both copies) to FILE
   sbtool.py restore DEV FILE     write it back
   sbtool.py gpt DEV              write a protective MBR and a GPT (primary
                                  and backup) with one partition
@@ -23,9 +31,11 @@ import zlib
 
 SB_OFFSET = 4096
 SB_SIZE = 4096
+COPY_OFFSETS = (4096, 8192)
 MAGIC = b"MQSTRIPE"
 
-# (offset, size or struct format, name) from the table of docs/FORMAT.md
+# (offset, size or struct format, name) from the tables of docs/FORMAT.md:
+# the fields both format versions have
 FIELDS = [
     (0x000, "8s", "magic"),
     (0x008, "<I", "format_version"),
@@ -48,10 +58,29 @@ FIELDS = [
     (0x080, "<Q", "utime"),
     (0x088, "<Q", "events"),
     (0x090, "32s", "name"),
-    (0x0B0, "80s", "reserved"),
 ]
-TABLE_OFFSET = 0x100
-TABLE_SLOTS = 240
+# format version 1: then reserved bytes and the member table
+FIELDS_V1 = [(0x0B0, "80s", "reserved")]
+# format version 2: then these, the segment table and the member table
+FIELDS_V2 = [
+    (0x0B0, "<Q", "feature_ro_compat"),
+    (0x0B8, "<Q", "generation"),
+    (0x0C0, "<I", "queue_depth"),
+    (0x0C4, "<I", "nr_segments"),
+    (0x0C8, "<Q", "reshape_position_bytes"),
+    (0x0D0, "48s", "reserved"),
+]
+SEGMENTS_OFFSET, SEGMENT_SIZE, SEGMENTS = 0x100, 64, 4
+SEGMENT_FIELDS = [
+    (0x00, "<Q", "array_start_bytes"),
+    (0x08, "<Q", "data_offset_bytes"),
+    (0x10, "<Q", "data_bytes"),
+    (0x18, "<Q", "chunk_bytes"),
+    (0x20, "<I", "layout_version"),
+    (0x24, "<I", "nr_members"),
+    (0x28, "24s", "reserved"),
+]
+TABLE = {1: (0x100, 240), 2: (0x200, 224)}
 
 
 def crc32c(data, crc=0):
@@ -68,19 +97,18 @@ def block_crc(block):
     return crc32c(block[:0x00C] + b"\0\0\0\0" + block[0x010:SB_SIZE])
 
 
-def read_block(dev):
+def read_block(dev, offset=SB_OFFSET, size=SB_SIZE):
     fd = os.open(dev, os.O_RDONLY)
     try:
-        return os.pread(fd, SB_SIZE, SB_OFFSET)
+        return os.pread(fd, size, offset)
     finally:
         os.close(fd)
 
 
-def write_block(dev, block):
-    assert len(block) == SB_SIZE
+def write_block(dev, block, offset=SB_OFFSET):
     fd = os.open(dev, os.O_RDWR)
     try:
-        os.pwrite(fd, block, SB_OFFSET)
+        os.pwrite(fd, block, offset)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -90,30 +118,44 @@ def is_pow2(v):
     return v > 0 and v & (v - 1) == 0
 
 
-def parse(block):
-    """Every field of the table, and the checks of "Reading" in order."""
+def parse(block, at=SB_OFFSET):
+    """Every field of the tables, and the checks of "Reading" in order,
+    for the copy read at byte AT."""
     sb = {}
     for off, fmt, name in FIELDS:
+        (sb[name],) = struct.unpack_from(fmt, block, off)
+    version = sb["format_version"]
+    for off, fmt, name in FIELDS_V2 if version == 2 else FIELDS_V1:
         (sb[name],) = struct.unpack_from(fmt, block, off)
     raw_name = sb["name"]
     sb["magic"] = sb["magic"].decode("ascii", "replace")
     sb["array_uuid"] = str(uuidlib.UUID(bytes=sb["array_uuid"]))
     sb["member_uuid"] = str(uuidlib.UUID(bytes=sb["member_uuid"]))
     sb["name"] = raw_name.split(b"\0", 1)[0].decode("ascii", "replace")
-    sb["reserved_zero"] = sb.pop("reserved") == bytes(80)
-    n = min(sb["nr_members"], TABLE_SLOTS)
-    table = [block[TABLE_OFFSET + 16 * i:TABLE_OFFSET + 16 * (i + 1)]
-             for i in range(TABLE_SLOTS)]
+    sb["reserved_zero"] = not any(sb.pop("reserved"))
+    table_offset, table_slots = TABLE.get(version, TABLE[1])
+    n = min(sb["nr_members"], table_slots)
+    table = [block[table_offset + 16 * i:table_offset + 16 * (i + 1)]
+             for i in range(table_slots)]
     sb["member_uuids"] = [str(uuidlib.UUID(bytes=t)) for t in table[:n]]
     sb["table_tail_zero"] = all(t == bytes(16) for t in table[n:])
     sb["checksum_computed"] = block_crc(block)
+    if version == 2:
+        sb["segments"] = []
+        for i in range(SEGMENTS):
+            seg = {}
+            for off, fmt, name in SEGMENT_FIELDS:
+                (seg[name],) = struct.unpack_from(
+                    fmt, block, SEGMENTS_OFFSET + SEGMENT_SIZE * i + off)
+            seg["reserved"] = not any(seg["reserved"])
+            sb["segments"].append(seg)
 
     def verdict():
         if sb["magic"] != MAGIC.decode():
             return "none"
         if sb["checksum"] != sb["checksum_computed"]:
             return "bad-checksum"
-        if sb["format_version"] != 1:
+        if version not in (1, 2):
             return "unknown-version"
         if sb["feature_incompat"] != 0:
             return "unknown-incompat-feature"
@@ -121,12 +163,12 @@ def parse(block):
             return "unknown-layout"
         nr, chunk = sb["nr_members"], sb["chunk_bytes"]
         checks = [
-            sb["sb_offset_bytes"] == SB_OFFSET,
+            sb["sb_offset_bytes"] == at,
             1 <= nr <= 256,
             sb["slot"] < nr,
             is_pow2(chunk) and 4096 <= chunk <= 16 << 20,
             nr * chunk <= 1 << 30,
-            sb["data_offset_bytes"] >= 8192,
+            sb["data_offset_bytes"] >= (8192 if version == 1 else 12288),
             sb["data_offset_bytes"] % 4096 == 0,
             sb["data_bytes"] > 0 and sb["data_bytes"] % chunk == 0,
             is_pow2(sb["member_logical_block_size"]),
@@ -139,13 +181,63 @@ def parse(block):
             all(c.isalnum() or c in "._-" for c in sb["name"]),
             sb["array_uuid"] != str(uuidlib.UUID(int=0)),
             sb["member_uuid"] != str(uuidlib.UUID(int=0)),
-            sb["slot"] >= TABLE_SLOTS or
+            sb["slot"] >= table_slots or
             sb["member_uuids"][sb["slot"]] == sb["member_uuid"],
         ]
+        if version == 2:
+            seg0 = sb["segments"][0]
+            checks += [
+                sb["queue_depth"] == 0 or 1 <= sb["queue_depth"] <= 4096,
+                sb["nr_segments"] == 1,
+                sb["reshape_position_bytes"] == 0,
+                seg0["array_start_bytes"] == 0,
+                seg0["data_offset_bytes"] == sb["data_offset_bytes"],
+                seg0["data_bytes"] == sb["data_bytes"],
+                seg0["chunk_bytes"] == chunk,
+                seg0["layout_version"] == sb["layout_version"],
+                seg0["nr_members"] == nr,
+                all(not any(v for k, v in seg.items() if k != "reserved")
+                    and seg["reserved"] for seg in sb["segments"][1:]),
+            ]
+        else:
+            checks.append(at == SB_OFFSET)
         return "ok" if all(checks) else "invalid"
 
     sb["status"] = verdict()
     return sb
+
+
+def parse_member(dev):
+    """The superblock of a member from its copies ("Reading" in
+    docs/FORMAT.md): a valid format-1 superblock at 4096 is it; else the
+    valid format-2 copy of the higher generation (4096 of equals); else
+    the copy at 4096, or the one at 8192 when 4096 has no magic."""
+    blocks = [read_block(dev, off) for off in COPY_OFFSETS]
+    copies = [parse(b, off) if len(b) == SB_SIZE else {"status": "none"}
+              for b, off in zip(blocks, COPY_OFFSETS)]
+    a, b = copies
+    if a["status"] == "ok" and a["format_version"] == 1:
+        use = 0
+    elif b["status"] == "ok" and (a["status"] != "ok" or
+                                  b["generation"] > a["generation"]):
+        use = 1
+    elif a["status"] == "none" and b["status"] != "none":
+        use = 1
+    else:
+        use = 0
+    sb = dict(copies[use])
+    sb["copy_in_use"] = use
+    sb["copies"] = [{"offset_bytes": off, "status": c["status"],
+                     "generation": c.get("generation")}
+                    for c, off in zip(copies, COPY_OFFSETS)]
+    return sb
+
+
+def copies_with_magic(dev, which):
+    if which in ("0", "1"):
+        return [COPY_OFFSETS[int(which)]]
+    return [off for off in COPY_OFFSETS
+            if read_block(dev, off)[:8] == MAGIC]
 
 
 def gpt(dev):
@@ -204,24 +296,28 @@ def main(argv):
         print("0x%08x" % crc32c(argv[2].encode()))
         return 0
     if cmd == "parse" and len(argv) == 3:
-        sb = parse(read_block(argv[2]))
+        sb = parse_member(argv[2])
         print(json.dumps(sb, indent=1, sort_keys=True))
         return 0 if sb["status"] == "ok" else 1
-    if cmd == "flip" and len(argv) == 4:
-        block = bytearray(read_block(argv[2]))
-        block[int(argv[3], 0)] ^= 0x01
-        write_block(argv[2], bytes(block))
+    if cmd == "flip" and len(argv) in (4, 5):
+        for off in copies_with_magic(argv[2], argv[4] if len(argv) == 5
+                                     else "all"):
+            block = bytearray(read_block(argv[2], off))
+            block[int(argv[3], 0)] ^= 0x01
+            write_block(argv[2], bytes(block), off)
         return 0
-    if cmd == "set-incompat" and len(argv) == 4:
-        block = bytearray(read_block(argv[2]))
-        (flags,) = struct.unpack_from("<Q", block, 0x018)
-        struct.pack_into("<Q", block, 0x018, flags | 1 << int(argv[3]))
-        struct.pack_into("<I", block, 0x00C, block_crc(bytes(block)))
-        write_block(argv[2], bytes(block))
+    if cmd in ("set-incompat", "set-ro-compat") and len(argv) == 4:
+        field = 0x018 if cmd == "set-incompat" else 0x0B0
+        for off in copies_with_magic(argv[2], "all"):
+            block = bytearray(read_block(argv[2], off))
+            (flags,) = struct.unpack_from("<Q", block, field)
+            struct.pack_into("<Q", block, field, flags | 1 << int(argv[3]))
+            struct.pack_into("<I", block, 0x00C, block_crc(bytes(block)))
+            write_block(argv[2], bytes(block), off)
         return 0
     if cmd == "save" and len(argv) == 4:
         with open(argv[3], "wb") as f:
-            f.write(read_block(argv[2]))
+            f.write(read_block(argv[2], SB_OFFSET, 2 * SB_SIZE))
         return 0
     if cmd == "restore" and len(argv) == 4:
         with open(argv[3], "rb") as f:

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The on-disk format document matches the bytes: create an
-# array with known parameters, read every member's superblock with
-# sbtool.py, a parser written from docs/FORMAT.md alone, and check every
-# field against what was asked, what the kernel reports and what examine
-# prints; again after stop.
+# array with known parameters, read every member's superblock (both
+# copies of format 2) with sbtool.py, a parser written from
+# docs/FORMAT.md alone, and check every field against what was asked,
+# what the kernel reports and what examine prints; again after stop.
+# Then format 1 (create --metadata 1) and its conversion (assemble
+# --metadata 2) on the same members.
 # Catches: a field at another offset or byte order than documented, a
-# checksum computed otherwise, the member table out of step, events or
-# state not updated.
+# checksum computed otherwise, the member table out of step, events,
+# generation or state not updated, a copy not written.
 
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -23,7 +25,7 @@ check_eq "sbtool.py: crc32c check value" 0xe3069283 "$(sbtool crc32c 123456789)"
 
 t0=$(date +%s)
 "$STRIPECTL" create --force --uuid "$GIVEN_UUID" --name fmt-1.x --chunk 128K \
-	--data-offset 2M "${S[@]}" >"$MQS_TMP/create.out" 2>&1 ||
+	--data-offset 2M --queue-depth 96 "${S[@]}" >"$MQS_TMP/create.out" 2>&1 ||
 	mqs_die "create with known parameters" "$(cat "$MQS_TMP/create.out")"
 A=$(cat "$MQS_TMP/create.out")
 track_array "$A"
@@ -56,13 +58,15 @@ when = sys.argv[14]
 chunk, off = 128 << 10, 2 << 20
 data = (min(size0, size1) - off) // chunk * chunk
 want = {
-    "magic": "MQSTRIPE", "format_version": 1, "feature_compat": 0,
+    "magic": "MQSTRIPE", "format_version": 2, "feature_compat": 0,
     "feature_incompat": 0, "sb_offset_bytes": 4096, "layout_version": 1,
     "state": state, "array_uuid": uuid, "slot": slot, "nr_members": 2,
     "chunk_bytes": chunk, "data_offset_bytes": off, "data_bytes": data,
     "array_logical_block_size": albs, "member_logical_block_size": mlbs,
     "events": events, "name": "fmt-1.x", "reserved_zero": True,
     "table_tail_zero": True, "status": "ok",
+    "feature_ro_compat": 0, "generation": events, "queue_depth": 96,
+    "nr_segments": 1, "reshape_position_bytes": 0, "copy_in_use": 0,
 }
 n = 0
 def check(ok, what):
@@ -72,6 +76,13 @@ def check(ok, what):
 for k, v in want.items():
     check(p[k] == v, "%s = %r (parsed %r)" % (k, v, p[k]))
 check(p["checksum"] == p["checksum_computed"], "checksum is the CRC-32C of the block")
+check([c["status"] for c in p["copies"]] == ["ok", "ok"] and
+      [c["generation"] for c in p["copies"]] == [events, events],
+      "both copies valid, at generation %d (parsed %r)" % (events, p["copies"]))
+seg = p["segments"][0]
+check((seg["array_start_bytes"], seg["data_offset_bytes"], seg["data_bytes"],
+       seg["chunk_bytes"], seg["nr_members"]) == (0, off, data, chunk, 2),
+      "segment 0 is the whole array (parsed %r)" % seg)
 check(p["member_uuids"][slot] == p["member_uuid"], "member table entry of its slot is its member UUID")
 check(len(p["member_uuids"]) == 2 and p["member_uuids"][0] != p["member_uuids"][1],
       "two distinct member UUIDs in the table")
@@ -83,7 +94,8 @@ check(st["members"][slot]["member_uuid"] == p["member_uuid"], "status shows the 
 same = ["format_version", "checksum", "feature_compat", "feature_incompat",
         "sb_offset_bytes", "layout_version", "array_uuid", "member_uuid",
         "slot", "nr_members", "chunk_bytes", "data_offset_bytes", "data_bytes",
-        "ctime", "utime", "events", "name", "member_uuids"]
+        "ctime", "utime", "events", "name", "member_uuids",
+        "feature_ro_compat", "generation", "queue_depth"]
 for k in same:
     check(p[k] == e[k], "examine --json agrees on %s" % k)
 check(e["array_logical_block_size_bytes"] == p["array_logical_block_size"] and
@@ -107,4 +119,42 @@ verify "stopped" 3 0
 MQS_ARRAYS=()
 check_eq "examine and sbtool agree on the first 8 bytes" "MQSTRIPE" \
 	"$(dd if="${S[0]}" bs=1 skip=4096 count=8 status=none)"
+check_eq "the second copy starts with the magic at byte 8192" "MQSTRIPE" \
+	"$(dd if="${S[0]}" bs=1 skip=8192 count=8 status=none)"
+
+# format 1: one copy at 4096, nothing written at 8192; then converted
+"$STRIPECTL" zero-superblock "${S[@]}" >/dev/null 2>&1
+dd if=/dev/urandom of="$MQS_TMP/junk" bs=4K count=1 status=none
+for m in "${S[@]}"; do
+	dd if="$MQS_TMP/junk" of="$m" bs=4K seek=2 count=1 oflag=direct conv=notrunc status=none
+done
+A=$("$STRIPECTL" create --metadata 1 --name fmt-1 --chunk 128K "${S[@]}" 2>&1) ||
+	mqs_die "create --metadata 1" "$A"
+track_array "$A"
+for i in 0 1; do
+	sbtool parse "${S[i]}" >"$MQS_TMP/v1.json" 2>&1
+	check_eq "format 1: ${S[i]}: parsed valid, format 1, slot $i, 240-entry table" \
+		"ok 1 $i True" \
+		"$("$PYTHON" -c 'import json,sys; p = json.load(open(sys.argv[1])); print(p["status"], p["format_version"], p["slot"], p["table_tail_zero"] and len(p["member_uuids"]) == 2)' "$MQS_TMP/v1.json")"
+	check_eq "format 1: ${S[i]}: bytes 8192.. as they were (not written)" \
+		"$(sha256sum <"$MQS_TMP/junk")" \
+		"$(dd if="${S[i]}" bs=4K skip=2 count=1 iflag=direct status=none | sha256sum)"
+done
+check_stop "$A"
+A=$("$STRIPECTL" assemble --metadata 2 "${S[@]}" 2>"$MQS_TMP/conv.err") ||
+	mqs_die "assemble --metadata 2" "$(cat "$MQS_TMP/conv.err")"
+track_array "$A"
+if grep -q "converting the superblocks of array 'fmt-1'" "$MQS_TMP/conv.err"; then
+	pass "assemble --metadata 2 says it converts"
+else
+	fail "assemble --metadata 2 says it converts" "$(cat "$MQS_TMP/conv.err")"
+fi
+for i in 0 1; do
+	sbtool parse "${S[i]}" >"$MQS_TMP/v2.json" 2>&1
+	check_eq "converted: ${S[i]}: format 2, both copies valid, events 5" \
+		"ok 2 ['ok', 'ok'] 5 $i" \
+		"$("$PYTHON" -c 'import json,sys; p = json.load(open(sys.argv[1])); print(p["status"], p["format_version"], [c["status"] for c in p["copies"]], p["events"], p["slot"])' "$MQS_TMP/v2.json")"
+done
+check_stop "$A"
+MQS_ARRAYS=()
 mqs_finish

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A power cut after every superblock write of create, stop, assemble
-# (also one that grows the array) and zero-superblock, on real members:
+# A power cut after every superblock write (each copy of format 2 is a
+# write of its own) of create, stop, assemble (also one that grows the
+# array, and one that converts format 1 to 2) and zero-superblock, on real
+# members:
 # two dm maps over NVMe namespaces.  mqs_cutshim.so stops stripectl right
 # after its K-th superblock write and the fsync() that makes it durable (a
 # write not followed by one fails); then every member drops its writes
@@ -10,9 +12,10 @@
 # members come back as they were (dm-linear).  After each cut, plain
 # assemble does what docs/FORMAT.md ("Updates") says for that command and
 # write: it gives the array back with the data written through it before
-# the command (stop, assemble, create's last write), or refuses with the
+# the command (stop, assemble, create once every member has a copy,
+# zero-superblock before a member lost both), or refuses with the
 # documented message, starting nothing (create's earlier writes,
-# zero-superblock).  K runs from 1 until the command ends without a cut.
+# zero-superblock's later ones).  K runs from 1 until the command ends without a cut.
 # Catches: a write order that a cut leaves unrecoverable (members refused,
 # or needing --force), an array started on a half-written set, data of the
 # array lost by an update, a superblock write not made durable.
@@ -162,10 +165,12 @@ refused() {
 		ok=1
 	fi
 }
-# create cut after write k of N: refused while k < N, started at k = N
+# create cut after write k of 2N (each member: the copy at 8192, then the
+# one at 4096): refused while the last member has no copy (k < 2N - 1),
+# started from then on
 created() {
 	local a
-	if [ "$k" -lt ${#C[@]} ]; then
+	if [ "$k" -lt $((2 * ${#C[@]} - 1)) ]; then
 		refused
 	elif "$STRIPECTL" assemble "${C[@]}" >"$MQS_TMP/rout" 2>"$MQS_TMP/rerr" &&
 		a=$(running); then
@@ -173,6 +178,26 @@ created() {
 	else
 		reason="every superblock written, but assemble failed: $(head -c 300 "$MQS_TMP/rerr")"
 	fi
+}
+
+# zero-superblock cut after write k (each member: the copy at 8192, then
+# the one at 4096): the array comes back while the first member keeps a
+# copy (k = 1), refused from then on
+zeroed() {
+	if [ "$k" -lt 2 ]; then
+		comes_back
+	else
+		refused
+	fi
+}
+stopped1() {	# a format-1 array, stopped
+	local a
+	fresh
+	a=$("$STRIPECTL" create --metadata 1 --name "$ARRAY" --chunk 64K "${C[@]}" 2>"$MQS_TMP/setup.err") ||
+		{ reason="setup: create --metadata 1 failed: $(cat "$MQS_TMP/setup.err")"; return 1; }
+	pattern fill "$a" 0 "$DATA" "$SEED" >/dev/null ||
+		{ reason="setup: data written through $a"; return 1; }
+	quiet stop "$ARRAY" || { reason="setup: stop failed"; return 1; }
 }
 
 # cut_each DESC SETUP RECOVERY ARGS...: for K = 1, 2, ...: SETUP, then
@@ -213,7 +238,8 @@ cut_each "create" fresh created create --name "$ARRAY" --chunk 64K "${C[@]}"
 cut_each "stop" made comes_back stop $ARRAY
 cut_each "assemble" stopped comes_back assemble "${C[@]}"
 cut_each "assemble growing the array" grown comes_back assemble "${C[@]}"
-cut_each "zero-superblock" stopped refused zero-superblock "${C[@]}"
+cut_each "zero-superblock" stopped zeroed zero-superblock "${C[@]}"
+cut_each "assemble converting format 1 to 2" stopped1 comes_back assemble --metadata 2 "${C[@]}"
 fresh
 check_no_arrays "no array left"
 check_klog "no kernel warning" "$mark"

@@ -54,6 +54,7 @@ struct asm_ctx {
 	int lock_fd;		/* the metadata lock, or a negative errno */
 	bool force;		/* --force: stale members accepted */
 	bool readonly;		/* --readonly: no superblock written */
+	uint32_t metadata;	/* --metadata: format to write, 0 to keep */
 };
 
 static void uuid_dir(const uint8_t uuid[16], char *buf, size_t len)
@@ -163,7 +164,8 @@ static int check_running(struct asm_ctx *ctx, const struct mqs_sb *sb,
  * leaves at most one (docs/FORMAT.md "Updates").
  */
 static int build_assembled(struct sbw *w, struct mqs_cand **m, uint32_t nr,
-			   uint64_t data_bytes, uint32_t bump)
+			   uint64_t data_bytes, uint32_t version,
+			   uint32_t bump)
 {
 	uint64_t events = 0, now = (uint64_t)time(NULL);
 	struct mqs_sb *sb;
@@ -178,22 +180,81 @@ static int build_assembled(struct sbw *w, struct mqs_cand **m, uint32_t nr,
 		return MQS_EXIT_FAIL;
 	}
 	for (s = 0; s < nr; s++) {
-		/* the claim re-read the block: it must not have changed */
-		if (memcmp(w[s].old, m[s]->block, MQS_SB_SIZE)) {
+		/* the claim re-read the area: it must not have changed */
+		if (memcmp(w[s].old, m[s]->block, MQS_SB_AREA_SIZE)) {
 			mqs_error("%s: its superblock changed while assembling: retry",
 				  m[s]->path);
 			free(sb);
 			return MQS_EXIT_FAIL;
 		}
 		*sb = m[s]->sb;
+		if (sb->version != version) {
+			/* --metadata 2: what format 1 does not record */
+			sb->version = version;
+			sb->nr_segments = 1;
+			sb->queue_depth = 0;
+			sb->feature_ro_compat = 0;
+			sb->reshape_pos = 0;
+		}
 		sb->events = events + bump;
+		sb->generation = m[s]->sb.generation + bump;
 		sb->state = MQS_SB_STATE_ACTIVE;
 		sb->utime = now;
 		sb->data_bytes = data_bytes;
-		memcpy(w[s].new, w[s].old, MQS_SB_SIZE);
-		mqs_sb_encode_over(sb, w[s].new);
+		memcpy(w[s].new, w[s].old, MQS_SB_AREA_SIZE);
+		w[s].copies = mqs_sb_encode_area(sb, w[s].old +
+						 m[s]->copies.chosen *
+						 MQS_SB_SIZE, w[s].new);
 	}
 	free(sb);
+	return MQS_EXIT_OK;
+}
+
+/*
+ * The superblock format the update writes: --metadata, else the newest
+ * one among the members (finishing a conversion a cut left half done).
+ * Refuses what cannot be written: read-only-compatible features this
+ * stripectl does not know (unless --readonly: nothing is written), a
+ * conversion with no room for the second copy, or back to format 1.
+ */
+static int update_format(const struct asm_ctx *ctx, struct mqs_cand **m,
+			 uint32_t nr, uint32_t *version)
+{
+	char label[MQS_ERR_LEN];
+	uint32_t s, newest = 0;
+	uint64_t ro;
+
+	mqs_array_label(&m[0]->sb, label, sizeof(label));
+	for (s = 0; s < nr; s++) {
+		ro = m[s]->sb.feature_ro_compat &
+		     (uint64_t)~MQS_SB_FEAT_RO_COMPAT_KNOWN;
+		if (ro && !ctx->readonly) {
+			mqs_error("%s: the superblock of %s has read-only-compatible features 0x%" PRIx64 " this stripectl does not know: it can start the array only read-only ('stripectl assemble --readonly'), or use a newer stripectl",
+				  m[s]->path, label, ro);
+			return MQS_EXIT_FAIL;
+		}
+		if (m[s]->sb.version > newest)
+			newest = m[s]->sb.version;
+	}
+	if (ctx->metadata && ctx->metadata < newest) {
+		mqs_error("%s: its superblocks are format %" PRIu32 ": they cannot be converted back to format %" PRIu32,
+			  label, newest, ctx->metadata);
+		return MQS_EXIT_FAIL;
+	}
+	*version = ctx->metadata ? ctx->metadata : newest;
+	if (*version != MQS_SB_VERSION_1 &&
+	    m[0]->sb.data_offset_bytes < mqs_sb_min_data_offset(*version)) {
+		mqs_error("%s: cannot write superblock format %" PRIu32 ": its data offset of %" PRIu64 " bytes leaves no room for the second copy at byte 8192 (format 2 needs a data offset of at least 12K); assemble it without --metadata: it stays format 1",
+			  label, *version, m[0]->sb.data_offset_bytes);
+		return MQS_EXIT_FAIL;
+	}
+	for (s = 0; s < nr && !ctx->readonly; s++) {
+		if (m[s]->sb.version == *version)
+			continue;
+		mqs_error("note: converting the superblocks of %s to format %" PRIu32 " (two copies, at bytes 4096 and 8192 of every member)",
+			  label, *version);
+		break;
+	}
 	return MQS_EXIT_OK;
 }
 
@@ -216,10 +277,13 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 	struct sbw *w = NULL;
 	uint64_t min_size = UINT64_MAX, data_bytes;
 	char uuid[37], a[32], b[32];
-	uint32_t s, index;
+	uint32_t s, index, version;
 	bool running;
 	int rc;
 
+	rc = update_format(ctx, m, nr, &version);
+	if (rc)
+		return rc;
 	if (ctx_ctl(ctx))
 		return MQS_EXIT_FAIL;
 	if (ctx->readonly &&
@@ -283,11 +347,11 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 			  label, mqs_size_human(data_bytes, a, sizeof(a)),
 			  mqs_size_human(sb->data_bytes, b, sizeof(b)));
 	}
-	rc = build_assembled(w, m, nr, data_bytes, 1);
+	rc = build_assembled(w, m, nr, data_bytes, version, 1);
 	if (!rc)
 		rc = sbw_write_all(w, nr);
 	if (!rc)
-		rc = build_assembled(w, m, nr, data_bytes, 2);
+		rc = build_assembled(w, m, nr, data_bytes, version, 2);
 	if (!rc)
 		rc = sbw_write_all(w, nr);
 	sbw_release(w, nr);
@@ -304,6 +368,7 @@ start:
 		.name = sb->name[0] ? sb->name : NULL,
 		.uuid = uuid,
 		.readonly = ctx->readonly,
+		.queue_depth = sb->queue_depth,
 	};
 	rc = start_array(&ctx->ctl, &req, sb->array_uuid, &index);
 	if (rc) {
@@ -863,6 +928,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 {
 	bool scan = false, incremental = false, force = false, readonly = false;
 	const char *name = NULL, *uuid_str = NULL;
+	uint64_t metadata = 0;
 	const struct opt opts[] = {
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
 		  "examine every block device (/proc/partitions) instead of the DEVICEs given, and start every complete array found that is not running" },
@@ -876,6 +942,8 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		  "start the array even with stale members (a copy, or one that missed updates: behind by more than one event), saying which and by how much; not for incremental assembly" },
 		{ "readonly", 'r', OPT_FLAG, &readonly, NULL, NULL,
 		  "start the array read-only without writing anything to the members (no superblock update, the members claimed read-only, writes to the array refused): to look at an array as it is; not for incremental assembly" },
+		{ "metadata", 'e', OPT_UINT, &metadata, NULL, "VERSION",
+		  "convert the superblocks to this format version while starting (2: two copies with a generation counter; needs a data offset of at least 12K); without it the format stays as it is" },
 		{ 0 }
 	};
 	struct asm_ctx ctx = { .lock_fd = -1 };
@@ -895,8 +963,17 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		mqs_error("assemble: give --name or --uuid, not both: see 'stripectl assemble --help'");
 		return MQS_EXIT_USAGE;
 	}
-	if (incremental && (name || uuid_str || force || readonly || nargs != 1)) {
-		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name, --uuid, --force or --readonly: see 'stripectl assemble --help'");
+	if (incremental && (name || uuid_str || force || readonly ||
+			    metadata || nargs != 1)) {
+		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name, --uuid, --force, --readonly or --metadata: see 'stripectl assemble --help'");
+		return MQS_EXIT_USAGE;
+	}
+	if (metadata && readonly) {
+		mqs_error("assemble: --metadata converts the superblocks, --readonly writes nothing: give one of them");
+		return MQS_EXIT_USAGE;
+	}
+	if (metadata && metadata != MQS_SB_VERSION_2) {
+		mqs_error("--metadata: superblocks can be converted to format 2 only (from format 1): see 'stripectl assemble --help'");
 		return MQS_EXIT_USAGE;
 	}
 	if (scan && nargs) {
@@ -919,6 +996,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 
 	ctx.force = force;
 	ctx.readonly = readonly;
+	ctx.metadata = (uint32_t)metadata;
 	ctx.lock_fd = mqs_meta_lock();
 	if (incremental)
 		rc = assemble_incremental(&ctx, argv[first]);

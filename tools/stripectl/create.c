@@ -96,7 +96,7 @@ static int open_member(struct mqs_member_dev *m, uint64_t chunk,
 
 static int check_options(uint64_t chunk, uint64_t offset, bool depth_given,
 			 uint64_t depth, const char *name, const char *uuid_str,
-			 uint8_t uuid[16], size_t nr)
+			 uint8_t uuid[16], size_t nr, uint64_t metadata)
 {
 	char err[MQS_ERR_LEN];
 
@@ -108,9 +108,16 @@ static int check_options(uint64_t chunk, uint64_t offset, bool depth_given,
 		mqs_error("--data-offset: %s", err);
 		return MQS_EXIT_USAGE;
 	}
-	if (offset < MQS_SB_MIN_DATA_OFFSET) {
-		mqs_error("--data-offset: data offset %s is below 8K: the superblock takes bytes 4K to 8K of every member; use e.g. 1M",
-			  mqs_size_exact(offset, err, sizeof(err)));
+	if (metadata != MQS_SB_VERSION_1 && metadata != MQS_SB_VERSION_2) {
+		mqs_error("--metadata: superblock format version %" PRIu64 " is not one this stripectl writes: use 2 (two copies, the default) or 1 (one copy, read by older stripectl)",
+			  metadata);
+		return MQS_EXIT_USAGE;
+	}
+	if (offset < mqs_sb_min_data_offset((uint32_t)metadata)) {
+		mqs_error("--data-offset: data offset %s is below %s: the superblock takes bytes 4K to %s of every member; use e.g. 1M",
+			  mqs_size_exact(offset, err, sizeof(err)),
+			  metadata == MQS_SB_VERSION_1 ? "8K" : "12K",
+			  metadata == MQS_SB_VERSION_1 ? "8K" : "12K (two copies)");
 		return MQS_EXIT_USAGE;
 	}
 	if (depth_given && mqs_check_queue_depth(depth, err, sizeof(err))) {
@@ -278,6 +285,7 @@ static int check_name_unused(const struct mqs_create_req *req, bool force)
 static int check_signatures(struct sbw *w, size_t nr, bool force)
 {
 	char desc[MQS_ERR_LEN];
+	struct mqs_sb_copies cp;
 	struct mqs_sb sb;
 	enum mqs_sb_status st;
 	size_t i;
@@ -303,7 +311,8 @@ static int check_signatures(struct sbw *w, size_t nr, bool force)
 		if (force)
 			continue;
 		if (!found[i]) {
-			st = mqs_sb_decode(w[i].old, &sb, NULL, 0);
+			st = mqs_sb_decode_area(w[i].old, MQS_SB_AREA_SIZE,
+						&sb, &cp, NULL, 0);
 			if (st == MQS_SB_NONE)
 				continue;
 			mqs_sb_describe(&sb, st, desc, sizeof(desc));
@@ -359,9 +368,14 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 		if (m[i].lbs > array_lbs)
 			array_lbs = m[i].lbs;
 	}
-	sb->version = MQS_SB_VERSION;
+	sb->version = req->metadata;
 	sb->sb_offset = MQS_SB_OFFSET;
 	sb->layout = MQS_SB_LAYOUT_STRIPE;
+	if (sb->version != MQS_SB_VERSION_1) {
+		sb->generation = 1;
+		sb->nr_segments = 1;
+		sb->queue_depth = (uint32_t)req->queue_depth;
+	}
 	sb->state = MQS_SB_STATE_ACTIVE;
 	memcpy(sb->array_uuid, uuid, MQSTRIPE_UUID_LEN);
 	sb->nr_members = req->nr_members;
@@ -375,7 +389,7 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 	sb->events = 1;
 	if (req->name)
 		snprintf(sb->name, sizeof(sb->name), "%s", req->name);
-	for (i = 0; i < req->nr_members && i < MQS_SB_TABLE_SLOTS; i++) {
+	for (i = 0; i < req->nr_members && i < mqs_sb_table_slots(sb); i++) {
 		rc = mqs_random_uuid(sb->table[i]);
 		if (rc)
 			goto fail;
@@ -383,7 +397,7 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 	for (i = 0; i < req->nr_members; i++) {
 		sb->slot = i;
 		sb->member_lbs = m[i].lbs;
-		if (i < MQS_SB_TABLE_SLOTS) {
+		if (i < mqs_sb_table_slots(sb)) {
 			memcpy(sb->member_uuid, sb->table[i],
 			       MQSTRIPE_UUID_LEN);
 		} else {
@@ -391,7 +405,18 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 			if (rc)
 				goto fail;
 		}
-		mqs_sb_encode(sb, w[i].new);
+		w[i].copies = mqs_sb_encode_area(sb, NULL, w[i].new);
+		/*
+		 * A format-2 copy at 8192 left over from an earlier array would
+		 * come back when this one-copy superblock is erased: clear it
+		 * (bytes 8192.. are reserved here, not data).
+		 */
+		if (w[i].copies == 1 &&
+		    req->data_offset_bytes >= MQS_SB_MIN_DATA_OFFSET &&
+		    mqs_sb_has_magic(w[i].old + MQS_SB_SIZE)) {
+			memset(w[i].new + MQS_SB_SIZE, 0, MQS_SB_SIZE);
+			w[i].copies = 2;
+		}
 	}
 	free(sb);
 	return MQS_EXIT_OK;
@@ -466,7 +491,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 {
 	uint64_t chunk = MQSTRIPE_DEFAULT_CHUNK_BYTES;
 	uint64_t offset = MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES;
-	uint64_t depth = 0;
+	uint64_t depth = 0, metadata = MQS_SB_VERSION;
 	const char *name = NULL, *uuid_str = NULL;
 	bool depth_given = false, force = false;
 	const struct opt opts[] = {
@@ -479,7 +504,9 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		{ "queue-depth", 'q', OPT_UINT, &depth, &depth_given, "N",
 		  "requests of the array, shared by its hardware queues (one per CPU), 1..4096 (default: the members' nr_requests summed, 128..4096)" },
 		{ "data-offset", 'o', OPT_SIZE, &offset, NULL, "SIZE",
-		  "where data starts on every member: at least 8K (the superblock is at 4K), a multiple of 4K and of the members' physical block size (default 1M)" },
+		  "where data starts on every member: at least 12K, the end of the superblock's two copies at 4K and 8K (at least 8K for format 1), a multiple of 4K and of the members' physical block size (default 1M)" },
+		{ "metadata", 'e', OPT_UINT, &metadata, NULL, "VERSION",
+		  "superblock format version: 2 (two copies with a generation counter; the default) or 1 (one copy, for stripectl older than format 2)" },
 		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
 		  "wipe what the members carry (filesystems, partition tables, md or LVM signatures, an mqstripe superblock) instead of refusing, and put it back if the array does not start; members in use are refused all the same" },
 		{ 0 }
@@ -495,7 +522,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		return rc;
 	nr = (size_t)(argc - first);
 	rc = check_options(chunk, offset, depth_given, depth, name, uuid_str,
-			   uuid, nr);
+			   uuid, nr, metadata);
 	if (rc)
 		return rc;
 	if (!uuid_str) {
@@ -525,6 +552,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		.queue_depth = depth,
 		.name = name,
 		.uuid = uuid_str,
+		.metadata = (uint32_t)metadata,
 	};
 
 	rc = check_members(members, nr, chunk, offset);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Device IO for the superblock: one 4 KiB block at byte 4096, read and
- * written with O_DIRECT (no stale page cache in between), every write
+ * Device IO for the superblock area: the 4 KiB copies at bytes 4096 and
+ * 8192 (docs/FORMAT.md), read and written with O_DIRECT (no stale page cache in between), every write
  * followed by fsync() (the block layer turns it into a cache flush of the
  * device) and BLKFLSBUF on the buffered descriptor where one exists, so
  * that blkid and udev read what is on the device.
@@ -29,14 +29,17 @@
 #include "stripectl.h"
 #include "sysfs.h"
 
-/* A buffer O_DIRECT accepts on any device with blocks up to 4 KiB. */
+/*
+ * A buffer for the superblock area (MQS_SB_AREA_SIZE bytes, zeroed) that
+ * O_DIRECT accepts on any device with blocks up to 4 KiB.
+ */
 uint8_t *mqs_block_alloc(void)
 {
 	void *p;
 
-	if (posix_memalign(&p, MQS_SB_SIZE, MQS_SB_SIZE))
+	if (posix_memalign(&p, MQS_SB_SIZE, MQS_SB_AREA_SIZE))
 		return NULL;
-	memset(p, 0, MQS_SB_SIZE);
+	memset(p, 0, MQS_SB_AREA_SIZE);
 	return p;
 }
 
@@ -49,8 +52,10 @@ int mqs_dev_open_direct(const char *path, bool write)
 	return fd < 0 ? -errno : fd;
 }
 
-static int full_io(int fd, uint8_t *buf, bool write)
+/* One copy: MQS_SB_SIZE bytes at MQS_SB_OFFSET + @copy x MQS_SB_SIZE. */
+static int full_io(int fd, uint8_t *buf, bool write, unsigned int copy)
 {
+	uint64_t at = MQS_SB_OFFSET + (uint64_t)copy * MQS_SB_SIZE;
 	size_t done = 0;
 
 	while (done < MQS_SB_SIZE) {
@@ -58,10 +63,10 @@ static int full_io(int fd, uint8_t *buf, bool write)
 
 		if (write)
 			n = pwrite(fd, buf + done, MQS_SB_SIZE - done,
-				   (off_t)(MQS_SB_OFFSET + done));
+				   (off_t)(at + done));
 		else
 			n = pread(fd, buf + done, MQS_SB_SIZE - done,
-				  (off_t)(MQS_SB_OFFSET + done));
+				  (off_t)(at + done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -73,24 +78,63 @@ static int full_io(int fd, uint8_t *buf, bool write)
 	return 0;
 }
 
-/* Read the block at MQS_SB_OFFSET into @block (from mqs_block_alloc()). */
-int mqs_dev_read_block(int fd, uint8_t *block)
-{
-	return full_io(fd, block, false);
-}
-
-/*
- * Write @block at MQS_SB_OFFSET and make it durable: fsync() on a block
- * device writes back and issues a cache flush to the device.
+/**
+ * mqs_dev_read_area() - read the superblock area of a member
+ * @fd: the device (O_DIRECT).
+ * @area: from mqs_block_alloc().
+ * @area_len: out: MQS_SB_AREA_SIZE, or MQS_SB_SIZE when the device ends
+ *	before the second copy (its bytes are then zero); may be NULL.
+ *
+ * Return: 0 or a negative errno (-EIO: the device ends before 8K).
  */
-int mqs_dev_write_block(int fd, const uint8_t *block)
+int mqs_dev_read_area(int fd, uint8_t *area, size_t *area_len)
 {
-	int rc = full_io(fd, (uint8_t *)block, true);
+	int rc = full_io(fd, area, false, 0);
 
+	if (area_len)
+		*area_len = MQS_SB_SIZE;
 	if (rc)
 		return rc;
-	if (fsync(fd))
-		return -errno;
+	rc = full_io(fd, area + MQS_SB_SIZE, false, 1);
+	if (rc == -EIO) {
+		memset(area + MQS_SB_SIZE, 0, MQS_SB_SIZE);
+		return 0;	/* no room for a second copy */
+	}
+	if (!rc && area_len)
+		*area_len = MQS_SB_AREA_SIZE;
+	return rc;
+}
+
+/**
+ * mqs_dev_write_area() - write copies of the superblock area, durably
+ * @fd: the device (O_DIRECT, read-write).
+ * @area: MQS_SB_AREA_SIZE bytes.
+ * @nr: copies to write: 1 (the copy at 4096 only) or 2.
+ * @second_first: with @nr 2, write the copy at 8192 first.
+ *
+ * Each copy is followed by fsync() (on a block device: write-back and a
+ * cache flush), so that it is on the device before the next is written:
+ * whatever a cut or a torn write does to one, the other is whole.  The
+ * caller writes first the copy that is not the one in use, so the one in
+ * use stays until its successor is durable.
+ *
+ * Return: 0 or a negative errno.
+ */
+int mqs_dev_write_area(int fd, const uint8_t *area, unsigned int nr,
+		       bool second_first)
+{
+	unsigned int i, copy;
+	int rc;
+
+	for (i = 0; i < nr; i++) {
+		copy = nr == 2 && second_first ? 1 - i : i;
+		rc = full_io(fd, (uint8_t *)area + copy * MQS_SB_SIZE, true,
+			     copy);
+		if (rc)
+			return rc;
+		if (fsync(fd))
+			return -errno;
+	}
 	return 0;
 }
 
@@ -174,10 +218,11 @@ int mqs_cand_read(struct mqs_cand *c, const char *path)
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = mqs_dev_read_block(fd, c->block);
+	rc = mqs_dev_read_area(fd, c->block, &c->area_len);
 	if (rc)
 		goto out;
-	c->status = mqs_sb_decode(c->block, &c->sb, c->why, sizeof(c->why));
+	c->status = mqs_sb_decode_area(c->block, c->area_len, &c->sb,
+				       &c->copies, c->why, sizeof(c->why));
 out:
 	close(fd);
 	if (!rc)

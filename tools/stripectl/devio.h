@@ -14,8 +14,9 @@
 
 uint8_t *mqs_block_alloc(void);
 int mqs_dev_open_direct(const char *path, bool write);
-int mqs_dev_read_block(int fd, uint8_t *block);
-int mqs_dev_write_block(int fd, const uint8_t *block);
+int mqs_dev_read_area(int fd, uint8_t *area, size_t *area_len);
+int mqs_dev_write_area(int fd, const uint8_t *area, unsigned int nr,
+		       bool second_first);
 void mqs_dev_drop_cache(int fd);
 int mqs_dev_geometry(int fd, uint64_t *size, unsigned int *lbs);
 int mqs_cand_read(struct mqs_cand *c, const char *path);

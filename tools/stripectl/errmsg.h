@@ -42,6 +42,7 @@ struct mqs_create_req {
 	const char *name;		/* NULL: no name */
 	const char *uuid;		/* NULL: random */
 	bool readonly;			/* MQSTRIPE_CREATE_F_READONLY */
+	uint32_t metadata;		/* superblock format version */
 };
 
 /*

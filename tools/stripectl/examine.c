@@ -68,8 +68,26 @@ static const char *shown_name(const char *name, char *buf)
 
 static uint32_t table_len(const struct mqs_sb *sb)
 {
-	return sb->nr_members < MQS_SB_TABLE_SLOTS ? sb->nr_members :
-						     MQS_SB_TABLE_SLOTS;
+	return sb->nr_members < mqs_sb_table_slots(sb) ? sb->nr_members :
+							 mqs_sb_table_slots(sb);
+}
+
+/* The copy the superblock was taken from. */
+static const uint8_t *chosen_block(const struct mqs_cand *c)
+{
+	return c->block + c->copies.chosen * MQS_SB_SIZE;
+}
+
+/* "ok, generation 7" or the reason a copy is not used. */
+static const char *copy_state(const struct mqs_cand *c, unsigned int i,
+			      char *buf, size_t len)
+{
+	if (c->copies.status[i] != MQS_SB_OK)
+		return c->copies.why[i];
+	snprintf(buf, len, "ok, generation %" PRIu64 "%s",
+		 c->copies.generation[i],
+		 i == c->copies.chosen ? " (in use)" : "");
+	return buf;
 }
 
 static void examine_text(const struct mqs_cand *c)
@@ -81,17 +99,21 @@ static void examine_text(const struct mqs_cand *c)
 	printf("%s:\n", c->path);
 	printf("  %-22s%s\n", "magic:", MQS_SB_MAGIC);
 	printf("  %-22s%" PRIu32 "%s\n", "format version:", sb->version,
-	       sb->version == MQS_SB_VERSION ? "" : " (not supported)");
+	       sb->version == MQS_SB_VERSION_1 ||
+	       sb->version == MQS_SB_VERSION_2 ? "" : " (not supported)");
 	if (c->status == MQS_SB_BAD_VERSION)
 		return;
-	crc = mqs_sb_block_crc(c->block);
+	crc = mqs_sb_block_crc(chosen_block(c));
 	if (crc == sb->crc)
 		printf("  %-22s0x%08" PRIx32 " (correct)\n", "checksum:", sb->crc);
 	else
 		printf("  %-22s0x%08" PRIx32 " (WRONG: computed 0x%08" PRIx32 ")\n",
 		       "checksum:", sb->crc, crc);
-	printf("  %-22scompat 0x%" PRIx64 ", incompat 0x%" PRIx64 "%s\n",
-	       "features:", sb->feature_compat, sb->feature_incompat,
+	printf("  %-22scompat 0x%" PRIx64 ", ro_compat 0x%" PRIx64 ", incompat 0x%" PRIx64 "%s%s\n",
+	       "features:", sb->feature_compat, sb->feature_ro_compat,
+	       sb->feature_incompat,
+	       sb->feature_ro_compat & ~MQS_SB_FEAT_RO_COMPAT_KNOWN ?
+	       " (unknown read-only-compatible features: read-only)" : "",
 	       sb->feature_incompat & ~MQS_SB_FEAT_INCOMPAT_KNOWN ?
 	       " (unknown incompatible features)" : "");
 	mqs_format_uuid(sb->array_uuid, a);
@@ -118,22 +140,35 @@ static void examine_text(const struct mqs_cand *c)
 	printf("  %-22sarray %" PRIu32 ", this member %" PRIu32 " bytes (now %u)\n",
 	       "logical block size:", sb->array_lbs, sb->member_lbs, c->lbs);
 	printf("  %-22sbyte %" PRIu64 "\n", "superblock at:", sb->sb_offset);
+	if (sb->version != MQS_SB_VERSION_1) {
+		printf("  %-22s%" PRIu64 "\n", "generation:", sb->generation);
+		printf("  %-22s%s\n", "copy at byte 4096:",
+		       copy_state(c, 0, a, sizeof(a)));
+		printf("  %-22s%s\n", "copy at byte 8192:",
+		       copy_state(c, 1, b, sizeof(b)));
+		if (sb->queue_depth)
+			printf("  %-22s%" PRIu32 "\n", "queue depth:",
+			       sb->queue_depth);
+		else
+			printf("  %-22s%s\n", "queue depth:",
+			       "the module's default");
+	}
 	printf("  member uuids by slot:\n");
 	for (i = 0; i < table_len(sb); i++) {
 		mqs_format_uuid(sb->table[i], a);
 		printf("    %3" PRIu32 "  %s%s\n", i, a,
 		       i == sb->slot ? "  (this member)" : "");
 	}
-	if (sb->nr_members > MQS_SB_TABLE_SLOTS)
+	if (sb->nr_members > mqs_sb_table_slots(sb))
 		printf("    slots %u..%" PRIu32 ": not recorded\n",
-		       MQS_SB_TABLE_SLOTS, sb->nr_members - 1);
+		       mqs_sb_table_slots(sb), sb->nr_members - 1);
 }
 
 static void examine_json(const struct mqs_cand *c)
 {
 	const struct mqs_sb *sb = &c->sb;
 	struct json_object *o = json_object_new_object();
-	struct json_object *arr;
+	struct json_object *arr, *copies;
 	char u[37], name[SHOWN_NAME_LEN];
 	uint32_t i, crc;
 
@@ -150,12 +185,34 @@ static void examine_json(const struct mqs_cand *c)
 		json_print(o);
 		return;
 	}
-	crc = mqs_sb_block_crc(c->block);
+	crc = mqs_sb_block_crc(chosen_block(c));
 	json_add(o, "checksum", json_u64(sb->crc));
 	json_add(o, "checksum_ok", json_object_new_boolean(crc == sb->crc));
 	json_add(o, "feature_compat", json_u64(sb->feature_compat));
 	json_add(o, "feature_incompat", json_u64(sb->feature_incompat));
 	json_add(o, "sb_offset_bytes", json_u64(sb->sb_offset));
+	if (sb->version != MQS_SB_VERSION_1) {
+		json_add(o, "feature_ro_compat",
+			 json_u64(sb->feature_ro_compat));
+		json_add(o, "generation", json_u64(sb->generation));
+		json_add(o, "queue_depth", json_u64(sb->queue_depth));
+		copies = json_object_new_array();
+		for (i = 0; i < MQS_SB_COPIES_MAX; i++) {
+			struct json_object *cpo = json_object_new_object();
+
+			json_add(cpo, "offset_bytes",
+				 json_u64(MQS_SB_OFFSET + i * MQS_SB_SIZE));
+			json_add(cpo, "status", json_object_new_string(
+				 mqs_sb_status_name(c->copies.status[i])));
+			if (c->copies.status[i] == MQS_SB_OK)
+				json_add(cpo, "generation",
+					 json_u64(c->copies.generation[i]));
+			json_add(cpo, "in_use", json_object_new_boolean(
+				 i == c->copies.chosen));
+			json_object_array_add(copies, cpo);
+		}
+		json_add(o, "copies", copies);
+	}
 	json_add(o, "layout_version", json_u64(sb->layout));
 	json_add(o, "state",
 		 json_object_new_string(mqs_sb_state_name(sb->state)));

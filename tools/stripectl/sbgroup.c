@@ -141,8 +141,11 @@ static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
 		snprintf(what, len, "name ('%s' vs '%s')", x->name, y->name);
 		return true;
 	}
-	n = x->nr_members < MQS_SB_TABLE_SLOTS ? x->nr_members :
-						 MQS_SB_TABLE_SLOTS;
+	/* formats 1 and 2 (a conversion cut short) hold 240 and 224 */
+	n = mqs_sb_table_slots(x) < mqs_sb_table_slots(y) ?
+	    mqs_sb_table_slots(x) : mqs_sb_table_slots(y);
+	if (x->nr_members < n)
+		n = x->nr_members;
 	for (i = 0; i < n; i++) {
 		if (!same_uuid(x->table[i], y->table[i])) {
 			snprintf(what, len, "member UUID of slot %" PRIu32, i);
@@ -157,13 +160,13 @@ static void slot_uuid(const struct mqs_sb *sb, uint32_t slot, char *buf,
 {
 	char u[37];
 
-	if (slot < MQS_SB_TABLE_SLOTS) {
+	if (slot < mqs_sb_table_slots(sb)) {
 		mqs_format_uuid(sb->table[slot], u);
 		snprintf(buf, len, "member UUID %s", u);
 	} else {
 		snprintf(buf, len,
 			 "member UUID not recorded: the table holds slots 0..%u",
-			 MQS_SB_TABLE_SLOTS - 1);
+			 mqs_sb_table_slots(sb) - 1);
 	}
 }
 

@@ -25,8 +25,12 @@
  * @sb: the decoded superblock (see mqs_sb_decode()).
  * @size_bytes: size of the device now.
  * @lbs: logical block size of the device now.
- * @block: the raw block as read (aligned buffer), to restore it; may be
- *	NULL in the unit tests.
+ * @block: the superblock area as read (aligned buffer of
+ *	MQS_SB_AREA_SIZE bytes: the copies at 4096 and 8192); may be NULL in
+ *	the unit tests.
+ * @area_len: bytes of @block read from the device (MQS_SB_SIZE when it
+ *	ends before a second copy).
+ * @copies: what each copy holds, and which one @sb is.
  */
 struct mqs_cand {
 	const char *path;
@@ -38,6 +42,8 @@ struct mqs_cand {
 	uint64_t size_bytes;
 	unsigned int lbs;
 	uint8_t *block;
+	size_t area_len;
+	struct mqs_sb_copies copies;
 };
 
 void mqs_array_label(const struct mqs_sb *sb, char *buf, size_t len);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,7 @@ void sbw_init(struct sbw *w, const char *path)
 	w->path = path;
 	w->excl = -1;
 	w->dfd = -1;
+	w->copies = 1;
 }
 
 /**
@@ -186,9 +188,12 @@ int sbw_claim(struct sbw *w)
 	return sbw_reread(w);
 }
 
-/* (Re)read the current block, e.g. after libblkid wiped signatures. */
+/* (Re)read the current area, e.g. after libblkid wiped signatures. */
 int sbw_reread(struct sbw *w)
 {
+	struct mqs_sb_copies cp;
+	struct mqs_sb sb;
+	size_t len;
 	int rc;
 
 	if (w->dfd < 0) {
@@ -206,12 +211,14 @@ int sbw_reread(struct sbw *w)
 		mqs_error("out of memory");
 		return MQS_EXIT_FAIL;
 	}
-	rc = mqs_dev_read_block(w->dfd, w->old);
+	rc = mqs_dev_read_area(w->dfd, w->old, &len);
 	if (rc) {
 		mqs_error("%s: cannot read the superblock area at byte %llu: %s",
 			  w->path, MQS_SB_OFFSET, strerror(-rc));
 		return MQS_EXIT_FAIL;
 	}
+	mqs_sb_decode_area(w->old, len, &sb, &cp, NULL, 0);
+	w->second_first = cp.chosen == 0;
 	return MQS_EXIT_OK;
 }
 
@@ -226,7 +233,8 @@ int sbw_write_all(struct sbw *w, size_t n)
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		rc = mqs_dev_write_block(w[i].dfd, w[i].new);
+		rc = mqs_dev_write_area(w[i].dfd, w[i].new, w[i].copies,
+					w[i].second_first);
 		if (rc) {
 			char ro[MQS_ERR_LEN] = "";
 
@@ -277,7 +285,8 @@ int sbw_verify_all(struct sbw *w, size_t n)
 		return MQS_EXIT_FAIL;
 	}
 	for (i = 0; i < n && !rc; i++) {
-		int err = mqs_dev_read_block(w[i].dfd, blk);
+		size_t bytes = w[i].copies * MQS_SB_SIZE;
+		int err = mqs_dev_read_area(w[i].dfd, blk, NULL);
 
 		if (err) {
 			mqs_error("%s: cannot read back the superblock just written: %s",
@@ -285,10 +294,10 @@ int sbw_verify_all(struct sbw *w, size_t n)
 			rc = MQS_EXIT_FAIL;
 			break;
 		}
-		if (!memcmp(blk, w[i].new, MQS_SB_SIZE))
+		if (!memcmp(blk, w[i].new, bytes))
 			continue;
 		for (j = 0; j < n; j++)
-			if (j != i && !memcmp(blk, w[j].new, MQS_SB_SIZE))
+			if (j != i && !memcmp(blk, w[j].new, bytes))
 				break;
 		if (j == n) {
 			mqs_error("warning: %s: the superblock does not read back as written (a device that keeps no data, or another writer): the array cannot be assembled from it later",
@@ -331,15 +340,16 @@ void sbw_restore_all(struct sbw *w, size_t n)
 			w[i].dfd = mqs_dev_open_direct(w[i].path, true);
 		rc = w[i].dfd < 0 ? w[i].dfd : cur ? 0 : -ENOMEM;
 		if (!rc)
-			rc = mqs_dev_read_block(w[i].dfd, cur);
-		if (!rc && memcmp(cur, w[i].new, MQS_SB_SIZE)) {
+			rc = mqs_dev_read_area(w[i].dfd, cur, NULL);
+		if (!rc && memcmp(cur, w[i].new, w[i].copies * MQS_SB_SIZE)) {
 			mqs_error("%s: not putting its old superblock area back: it no longer holds the superblock stripectl wrote (another program wrote it since)",
 				  w[i].path);
 			w[i].written = false;
 			continue;
 		}
 		if (!rc)
-			rc = mqs_dev_write_block(w[i].dfd, w[i].old);
+			rc = mqs_dev_write_area(w[i].dfd, w[i].old,
+						w[i].copies, true);
 		if (rc)
 			mqs_error("%s: cannot put its old superblock area back: %s",
 				  w[i].path, strerror(-rc));
@@ -432,7 +442,10 @@ int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
 		     uint32_t state, char *why, size_t len)
 {
 	char label[MQS_ERR_LEN];
+	struct mqs_sb_copies cp;
 	enum mqs_sb_status st;
+	unsigned int nr;
+	size_t area_len;
 	uint8_t *block = NULL;
 	struct mqs_sb *sb;
 	int excl = -EBADF, dfd = -EBADF, waited, rc = -1, err;
@@ -455,13 +468,13 @@ int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
 		goto out;
 	}
 	dfd = mqs_dev_open_direct(path, true);
-	err = dfd < 0 ? dfd : mqs_dev_read_block(dfd, block);
+	err = dfd < 0 ? dfd : mqs_dev_read_area(dfd, block, &area_len);
 	if (err) {
 		snprintf(why, len, "cannot read its superblock: %s",
 			 strerror(-err));
 		goto out;
 	}
-	st = mqs_sb_decode(block, sb, why, len);
+	st = mqs_sb_decode_area(block, area_len, sb, &cp, why, len);
 	if (st == MQS_SB_NONE) {
 		rc = 1;
 		goto out;
@@ -475,12 +488,20 @@ int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
 			 label);
 		goto out;
 	}
+	if (sb->feature_ro_compat & ~MQS_SB_FEAT_RO_COMPAT_KNOWN) {
+		snprintf(why, len,
+			 "its superblock has read-only-compatible features 0x%" PRIx64 " this stripectl does not know: not written",
+			 (uint64_t)(sb->feature_ro_compat &
+				    ~MQS_SB_FEAT_RO_COMPAT_KNOWN));
+		goto out;
+	}
 	sb->events++;
+	sb->generation++;
 	sb->state = state;
 	sb->utime = (uint64_t)time(NULL);
-	/* keeps what a newer writer added */
-	mqs_sb_encode_over(sb, block);
-	err = mqs_dev_write_block(dfd, block);
+	/* keeps what a newer writer added; both copies of format 2 */
+	nr = mqs_sb_encode_area(sb, block + cp.chosen * MQS_SB_SIZE, block);
+	err = mqs_dev_write_area(dfd, block, nr, cp.chosen == 0);
 	if (err) {
 		snprintf(why, len, "writing its superblock failed: %s",
 			 strerror(-err));

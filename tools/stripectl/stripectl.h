@@ -95,9 +95,13 @@ struct mqs_wipe_log;
  * struct sbw - one member whose superblock is being written (start.c)
  * @path: the device.
  * @excl: exclusive read-write descriptor while claimed, else -1.
- * @dfd: O_DIRECT read-write descriptor for the superblock block, else -1.
- * @old: the block as it was (restored if starting the array fails).
- * @new: the block to write.
+ * @dfd: O_DIRECT read-write descriptor for the superblock area, else -1.
+ * @old: the superblock area as it was (restored if starting the array
+ *	fails).
+ * @new: the area to write.
+ * @copies: copies of @new to write: 1 (byte 4096 only) or 2.
+ * @second_first: write the copy at 8192 first (the copy at 4096 is the one
+ *	in use on the device: it stays until its successor is durable).
  * @written: @new is on the device.
  * @wiped: what "create --force" wiped on it (put back if the array does not
  *	start), or NULL.
@@ -108,6 +112,8 @@ struct sbw {
 	int dfd;
 	uint8_t *old;
 	uint8_t *new;
+	unsigned int copies;
+	bool second_first;
 	bool written;
 	struct mqs_wipe_log *wiped;
 };

@@ -104,15 +104,61 @@ void mqs_sb_encode(const struct mqs_sb *sb, uint8_t *block)
 }
 
 /**
+ * mqs_sb_table_slots() - member UUIDs a superblock of this format holds
+ * @sb: the superblock (its @version counts).
+ *
+ * Return: 240 for format version 1, 224 for version 2 (docs/FORMAT.md).
+ */
+uint32_t mqs_sb_table_slots(const struct mqs_sb *sb)
+{
+	return sb->version == MQS_SB_VERSION_1 ? MQS_SB_TABLE_SLOTS :
+						 MQS_SB_V2_TABLE_SLOTS;
+}
+
+/**
+ * mqs_sb_min_data_offset() - the smallest data offset a format allows
+ * @version: MQS_SB_VERSION_1 or MQS_SB_VERSION_2.
+ *
+ * Return: bytes: the end of the copies, 8K (one copy) or 12K (two).
+ */
+uint64_t mqs_sb_min_data_offset(uint32_t version)
+{
+	return version == MQS_SB_VERSION_1 ? MQS_SB_OFFSET + MQS_SB_SIZE :
+					     MQS_SB_MIN_DATA_OFFSET;
+}
+
+static uint32_t table_off(const struct mqs_sb *sb)
+{
+	return sb->version == MQS_SB_VERSION_1 ? MQS_SB_OFF_TABLE :
+						 MQS_SB_OFF_V2_TABLE;
+}
+
+/* Version 2: the one segment, the header's geometry; the others zero. */
+static void encode_segments(const struct mqs_sb *sb, uint8_t *block)
+{
+	uint8_t *seg = block + MQS_SB_OFF_SEGMENTS;
+
+	memset(seg, 0, MQS_SB_V2_SEGMENTS * MQS_SB_SEG_SIZE);
+	put_le64(seg + MQS_SB_SEG_ARRAY_START, 0);
+	put_le64(seg + MQS_SB_SEG_DATA_OFFSET, sb->data_offset_bytes);
+	put_le64(seg + MQS_SB_SEG_DATA_BYTES, sb->data_bytes);
+	put_le64(seg + MQS_SB_SEG_CHUNK, sb->chunk_bytes);
+	put_le32(seg + MQS_SB_SEG_LAYOUT, sb->layout);
+	put_le32(seg + MQS_SB_SEG_NR_MEMBERS, sb->nr_members);
+}
+
+/**
  * mqs_sb_encode_over() - rewrite the fields of an existing block
- * @sb: the superblock; @sb->crc is ignored.
- * @block: the block as read; every field of format version 1 is written,
- *	the reserved bytes are kept as they were (a newer writer may have put
- *	a compatible feature's data there), and the checksum is recomputed.
+ * @sb: the superblock; @sb->crc is ignored; @sb->version says which
+ *	format's fields are written.
+ * @block: the block as read, of the same format version; every field of
+ *	that format is written, its reserved bytes are kept as they were (a
+ *	newer writer may have put a compatible feature's data there), and the
+ *	checksum is recomputed.
  */
 void mqs_sb_encode_over(const struct mqs_sb *sb, uint8_t *block)
 {
-	uint32_t i, n;
+	uint32_t i, n, slots = mqs_sb_table_slots(sb);
 
 	memcpy(block + MQS_SB_OFF_MAGIC, MQS_SB_MAGIC, MQS_SB_MAGIC_LEN);
 	put_le32(block + MQS_SB_OFF_VERSION, sb->version);
@@ -139,14 +185,54 @@ void mqs_sb_encode_over(const struct mqs_sb *sb, uint8_t *block)
 	memset(block + MQS_SB_OFF_NAME, 0, MQSTRIPE_NAME_LEN);
 	memcpy(block + MQS_SB_OFF_NAME, sb->name,
 	       strnlen(sb->name, MQSTRIPE_NAME_LEN - 1));
-	n = sb->nr_members < MQS_SB_TABLE_SLOTS ? sb->nr_members :
-						  MQS_SB_TABLE_SLOTS;
-	memset(block + MQS_SB_OFF_TABLE, 0,
-	       MQS_SB_TABLE_SLOTS * MQSTRIPE_UUID_LEN);
+	if (sb->version != MQS_SB_VERSION_1) {
+		put_le64(block + MQS_SB_OFF_FEAT_RO_COMPAT,
+			 sb->feature_ro_compat);
+		put_le64(block + MQS_SB_OFF_GENERATION, sb->generation);
+		put_le32(block + MQS_SB_OFF_QUEUE_DEPTH, sb->queue_depth);
+		put_le32(block + MQS_SB_OFF_NR_SEGMENTS, sb->nr_segments);
+		put_le64(block + MQS_SB_OFF_RESHAPE_POS, sb->reshape_pos);
+		encode_segments(sb, block);
+	}
+	n = sb->nr_members < slots ? sb->nr_members : slots;
+	memset(block + table_off(sb), 0, slots * MQSTRIPE_UUID_LEN);
 	for (i = 0; i < n; i++)
-		memcpy(block + MQS_SB_OFF_TABLE + i * MQSTRIPE_UUID_LEN,
+		memcpy(block + table_off(sb) + i * MQSTRIPE_UUID_LEN,
 		       sb->table[i], MQSTRIPE_UUID_LEN);
 	put_le32(block + MQS_SB_OFF_CRC, mqs_sb_block_crc(block));
+}
+
+/**
+ * mqs_sb_encode_area() - the superblock area of a member to write
+ * @sb: the superblock; its @version says how many copies (1 or 2); its
+ *	@sb_offset is set per copy.
+ * @from: the copy it was read from (its reserved bytes are kept when it
+ *	has @sb's format version), or NULL for a fresh block.
+ * @area: MQS_SB_AREA_SIZE bytes: copy 0 (byte 4096 of the member) then
+ *	copy 1 (byte 8192); only the copies returned are written.
+ *
+ * Return: the copies to write: 1 (format version 1) or 2.
+ */
+unsigned int mqs_sb_encode_area(const struct mqs_sb *sb, const uint8_t *from,
+				uint8_t *area)
+{
+	unsigned int i, nr = sb->version == MQS_SB_VERSION_1 ? 1 : 2;
+	struct mqs_sb copy = *sb;
+	uint8_t *block;
+
+	for (i = 0; i < nr; i++) {
+		block = area + i * MQS_SB_SIZE;
+		if (from && mqs_sb_has_magic(from) &&
+		    get_le32(from + MQS_SB_OFF_VERSION) == sb->version) {
+			if (block != from)
+				memcpy(block, from, MQS_SB_SIZE);
+		} else {
+			memset(block, 0, MQS_SB_SIZE);
+		}
+		copy.sb_offset = MQS_SB_OFFSET + i * MQS_SB_SIZE;
+		mqs_sb_encode_over(&copy, block);
+	}
+	return nr;
 }
 
 static void decode_fields(const uint8_t *block, struct mqs_sb *sb)
@@ -175,18 +261,59 @@ static void decode_fields(const uint8_t *block, struct mqs_sb *sb)
 	sb->utime = get_le64(block + MQS_SB_OFF_UTIME);
 	sb->events = get_le64(block + MQS_SB_OFF_EVENTS);
 	memcpy(sb->name, block + MQS_SB_OFF_NAME, MQSTRIPE_NAME_LEN);
-	for (i = 0; i < MQS_SB_TABLE_SLOTS; i++)
+	if (sb->version == MQS_SB_VERSION_2) {
+		sb->feature_ro_compat =
+			get_le64(block + MQS_SB_OFF_FEAT_RO_COMPAT);
+		sb->generation = get_le64(block + MQS_SB_OFF_GENERATION);
+		sb->queue_depth = get_le32(block + MQS_SB_OFF_QUEUE_DEPTH);
+		sb->nr_segments = get_le32(block + MQS_SB_OFF_NR_SEGMENTS);
+		sb->reshape_pos = get_le64(block + MQS_SB_OFF_RESHAPE_POS);
+	}
+	for (i = 0; i < mqs_sb_table_slots(sb); i++)
 		memcpy(sb->table[i],
-		       block + MQS_SB_OFF_TABLE + i * MQSTRIPE_UUID_LEN,
+		       block + table_off(sb) + i * MQSTRIPE_UUID_LEN,
 		       MQSTRIPE_UUID_LEN);
 }
 
+/*
+ * Version 2: the segment table must say what the header says (one
+ * segment, the whole array); a layout of several segments or a reshape
+ * in progress comes with an incompatible feature flag this reader does
+ * not know, refused before.
+ */
+static const char *check_v2_layout(const uint8_t *block,
+				   const struct mqs_sb *sb)
+{
+	const uint8_t *seg = block + MQS_SB_OFF_SEGMENTS;
+	uint8_t zero[MQS_SB_SEG_SIZE] = { 0 };
+	uint32_t i;
+
+	if (sb->nr_segments != 1)
+		return "the segment count is not 1";
+	if (sb->reshape_pos)
+		return "it records a reshape position, but no reshape feature";
+	if (get_le64(seg + MQS_SB_SEG_ARRAY_START) ||
+	    get_le64(seg + MQS_SB_SEG_DATA_OFFSET) != sb->data_offset_bytes ||
+	    get_le64(seg + MQS_SB_SEG_DATA_BYTES) != sb->data_bytes ||
+	    get_le64(seg + MQS_SB_SEG_CHUNK) != sb->chunk_bytes ||
+	    get_le32(seg + MQS_SB_SEG_LAYOUT) != sb->layout ||
+	    get_le32(seg + MQS_SB_SEG_NR_MEMBERS) != sb->nr_members)
+		return "segment 0 does not match the array geometry";
+	for (i = 1; i < MQS_SB_V2_SEGMENTS; i++)
+		if (memcmp(seg + i * MQS_SB_SEG_SIZE, zero, sizeof(zero)))
+			return "an unused segment entry is not zero";
+	return NULL;
+}
+
 /**
- * mqs_sb_decode() - read and check a 4096-byte block
- * @block: the bytes read at MQS_SB_OFFSET.
- * @sb: filled with every field of a version-1 layout whenever the magic
- *	is there, even when the block is refused, so that examine can show
- *	it; @sb->name is always NUL-terminated.
+ * mqs_sb_decode_at() - read and check one 4096-byte copy
+ * @block: the bytes read at @offset.
+ * @offset: the member byte @block was read at: a copy must say where it
+ *	lives (a block copied elsewhere is not a superblock there).
+ * @sb: filled with every field of its format version (of version 1 when
+ *	the version is unknown) whenever the magic is there, even when the
+ *	block is refused, so that examine can show it; @sb->name is always
+ *	NUL-terminated.
  * @err: the reason when the result is not MQS_SB_OK or MQS_SB_NONE.
  * @len: room at @err.
  *
@@ -196,9 +323,10 @@ static void decode_fields(const uint8_t *block, struct mqs_sb *sb)
  *
  * Return: what was found.
  */
-enum mqs_sb_status mqs_sb_decode(const uint8_t *block, struct mqs_sb *sb,
-				 char *err, size_t len)
+enum mqs_sb_status mqs_sb_decode_at(const uint8_t *block, uint64_t offset,
+				    struct mqs_sb *sb, char *err, size_t len)
 {
+	const char *bad;
 	uint32_t crc;
 	uint64_t unknown;
 
@@ -215,10 +343,11 @@ enum mqs_sb_status mqs_sb_decode(const uint8_t *block, struct mqs_sb *sb,
 			sb->crc, crc);
 		return MQS_SB_BAD_CRC;
 	}
-	if (sb->version != MQS_SB_VERSION) {
+	if (sb->version != MQS_SB_VERSION_1 &&
+	    sb->version != MQS_SB_VERSION_2) {
 		mqs_set_err(err, len,
-			"superblock format version %" PRIu32 " is not supported (this stripectl reads version %u): use a newer stripectl",
-			sb->version, MQS_SB_VERSION);
+			"superblock format version %" PRIu32 " is not supported (this stripectl reads versions 1 and 2): use a newer stripectl",
+			sb->version);
 		return MQS_SB_BAD_VERSION;
 	}
 	unknown = sb->feature_incompat & ~MQS_SB_FEAT_INCOMPAT_KNOWN;
@@ -241,8 +370,94 @@ enum mqs_sb_status mqs_sb_decode(const uint8_t *block, struct mqs_sb *sb,
 	}
 	if (mqs_sb_check_fields(sb, err, len))
 		return MQS_SB_INVALID;
+	if (sb->sb_offset != offset) {
+		mqs_set_err(err, len,
+			"superblock is invalid: it says it lives at byte %" PRIu64 ", it was read at byte %" PRIu64 " (a copy made at another offset?)",
+			sb->sb_offset, offset);
+		return MQS_SB_INVALID;
+	}
+	bad = sb->version == MQS_SB_VERSION_2 ?
+	      check_v2_layout(block, sb) : NULL;
+	if (bad) {
+		mqs_set_err(err, len, "superblock is invalid: %s", bad);
+		return MQS_SB_INVALID;
+	}
 	mqs_set_err(err, len, "valid");
 	return MQS_SB_OK;
+}
+
+/**
+ * mqs_sb_decode() - read and check the copy at byte 4096
+ * @block: the bytes read at MQS_SB_OFFSET.
+ * @sb: as for mqs_sb_decode_at().
+ * @err: the reason when the result is not MQS_SB_OK or MQS_SB_NONE.
+ * @len: room at @err.
+ *
+ * Return: what was found.
+ */
+enum mqs_sb_status mqs_sb_decode(const uint8_t *block, struct mqs_sb *sb,
+				 char *err, size_t len)
+{
+	return mqs_sb_decode_at(block, MQS_SB_OFFSET, sb, err, len);
+}
+
+/**
+ * mqs_sb_decode_area() - the superblock of a member, from its copies
+ * @area: the bytes read from MQS_SB_OFFSET: @area_len of them.
+ * @area_len: MQS_SB_AREA_SIZE, or MQS_SB_SIZE for a device too small to
+ *	hold a second copy.
+ * @sb: the chosen copy, decoded (see mqs_sb_decode_at()).
+ * @cp: what each copy holds and which was chosen.
+ * @err: the chosen copy's reason when the result is not MQS_SB_OK.
+ * @len: room at @err.
+ *
+ * docs/FORMAT.md "Reading": a valid format-1 superblock at byte 4096 is
+ * the superblock (bytes from 8192 may be data).  Otherwise, of the valid
+ * format-2 copies the one with the higher generation counts (the one at
+ * 4096 of equals): an update cut between the two writes, or a torn write
+ * of one copy, leaves the other.  Without a valid copy the result is the
+ * first copy's, or the second's when the first has no magic.
+ *
+ * Return: the chosen copy's status.
+ */
+enum mqs_sb_status mqs_sb_decode_area(const uint8_t *area, size_t area_len,
+				      struct mqs_sb *sb,
+				      struct mqs_sb_copies *cp, char *err,
+				      size_t len)
+{
+	struct mqs_sb b;
+	unsigned int i;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->status[0] = mqs_sb_decode_at(area, MQS_SB_OFFSET, sb, cp->why[0],
+					 sizeof(cp->why[0]));
+	cp->generation[0] = sb->generation;
+	cp->status[1] = MQS_SB_NONE;
+	mqs_set_err(cp->why[1], sizeof(cp->why[1]), "no mqstripe superblock");
+	cp->nr = 1;
+	if (cp->status[0] == MQS_SB_OK && sb->version == MQS_SB_VERSION_1)
+		goto out;
+	if (area_len >= MQS_SB_AREA_SIZE) {
+		cp->status[1] = mqs_sb_decode_at(area + MQS_SB_SIZE,
+						 MQS_SB_OFFSET + MQS_SB_SIZE,
+						 &b, cp->why[1],
+						 sizeof(cp->why[1]));
+		cp->generation[1] = b.generation;
+	}
+	if (cp->status[1] == MQS_SB_OK &&
+	    (cp->status[0] != MQS_SB_OK ||
+	     cp->generation[1] > cp->generation[0]))
+		cp->chosen = 1;
+	else if (cp->status[0] == MQS_SB_NONE &&
+		 cp->status[1] != MQS_SB_NONE)
+		cp->chosen = 1;
+	if (cp->chosen)
+		*sb = b;
+	cp->nr = sb->version == MQS_SB_VERSION_1 ? 1 : 2;
+out:
+	i = cp->chosen;
+	mqs_set_err(err, len, "%s", cp->why[i]);
+	return cp->status[i];
 }
 
 static bool is_pow2(uint64_t v)
@@ -263,10 +478,13 @@ int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len)
 	char why[MQS_ERR_LEN];
 
 	why[0] = '\0';
-	if (sb->sb_offset != MQS_SB_OFFSET)
+	if (sb->sb_offset != MQS_SB_OFFSET &&
+	    (sb->version == MQS_SB_VERSION_1 ||
+	     sb->sb_offset != MQS_SB_OFFSET + MQS_SB_SIZE))
 		snprintf(why, sizeof(why),
-			 "it says it lives at byte %" PRIu64 ", not %llu (a copy made at another offset?)",
-			 sb->sb_offset, MQS_SB_OFFSET);
+			 "it says it lives at byte %" PRIu64 ", not %s (a copy made at another offset?)",
+			 sb->sb_offset, sb->version == MQS_SB_VERSION_1 ?
+			 "4096" : "4096 or 8192");
 	else if (sb->nr_members < MQSTRIPE_MIN_MEMBERS ||
 		 sb->nr_members > MQSTRIPE_MAX_MEMBERS)
 		snprintf(why, sizeof(why), "member count %" PRIu32
@@ -285,11 +503,12 @@ int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len)
 	else if (sb->chunk_bytes * sb->nr_members >
 		 MQSTRIPE_MAX_STRIPE_WIDTH_BYTES)
 		snprintf(why, sizeof(why), "stripe width above 1G");
-	else if (sb->data_offset_bytes < MQS_SB_MIN_DATA_OFFSET ||
+	else if (sb->data_offset_bytes < mqs_sb_min_data_offset(sb->version) ||
 		 sb->data_offset_bytes % MQSTRIPE_DATA_OFFSET_ALIGN_BYTES)
 		snprintf(why, sizeof(why),
-			 "data offset %" PRIu64 " is below 8K or not a multiple of 4K",
-			 sb->data_offset_bytes);
+			 "data offset %" PRIu64 " is below %s or not a multiple of 4K",
+			 sb->data_offset_bytes,
+			 sb->version == MQS_SB_VERSION_1 ? "8K" : "12K");
 	else if (!sb->data_bytes || sb->data_bytes % sb->chunk_bytes ||
 		 sb->data_bytes > UINT64_MAX - sb->data_offset_bytes)
 		snprintf(why, sizeof(why),
@@ -312,7 +531,14 @@ int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len)
 	else if (mqs_uuid_is_nil(sb->array_uuid) ||
 		 mqs_uuid_is_nil(sb->member_uuid))
 		snprintf(why, sizeof(why), "the array or member UUID is nil");
-	else if (sb->slot < MQS_SB_TABLE_SLOTS &&
+	else if (sb->queue_depth &&
+		 (sb->queue_depth < MQSTRIPE_MIN_QUEUE_DEPTH ||
+		  sb->queue_depth > MQSTRIPE_MAX_QUEUE_DEPTH))
+		snprintf(why, sizeof(why),
+			 "queue depth %" PRIu32 " is outside %d..%d",
+			 sb->queue_depth, MQSTRIPE_MIN_QUEUE_DEPTH,
+			 MQSTRIPE_MAX_QUEUE_DEPTH);
+	else if (sb->slot < mqs_sb_table_slots(sb) &&
 		 memcmp(sb->table[sb->slot], sb->member_uuid,
 			MQSTRIPE_UUID_LEN))
 		snprintf(why, sizeof(why),

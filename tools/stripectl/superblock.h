@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The on-disk superblock of an mqstripe member (docs/FORMAT.md): one 4 KiB
- * block at byte 4096 of every member, little-endian, protected by a CRC-32C.
+ * The on-disk superblock of an mqstripe member (docs/FORMAT.md): 4 KiB
+ * blocks, little-endian, each protected by a CRC-32C.  Format version 2
+ * keeps two copies, at bytes 4096 and 8192, with a generation counter;
+ * format version 1 keeps one, at byte 4096.
  *
  * Pure functions: encode, decode, check, CRC-32C.  No system calls and no
  * output, so that the host unit tests (tools/tests/test_sb.c) link them as
@@ -16,25 +18,39 @@
 
 #include "mqstripe.h"
 
-#define MQS_SB_OFFSET		4096ULL	/* byte offset on every member */
-#define MQS_SB_SIZE		4096U	/* bytes, covered by the CRC */
+#define MQS_SB_OFFSET		4096ULL	/* byte offset of the first copy */
+#define MQS_SB_SIZE		4096U	/* bytes of one copy, covered by its CRC */
+/* The area the copies live in: MQS_SB_COPIES_MAX blocks from MQS_SB_OFFSET. */
+#define MQS_SB_COPIES_MAX	2U
+#define MQS_SB_AREA_SIZE	(MQS_SB_COPIES_MAX * MQS_SB_SIZE)
 #define MQS_SB_MAGIC		"MQSTRIPE"
 #define MQS_SB_MAGIC_LEN	8
-#define MQS_SB_VERSION		1U	/* format version this code writes */
-/* The data offset must leave room for the superblock. */
-#define MQS_SB_MIN_DATA_OFFSET	(MQS_SB_OFFSET + MQS_SB_SIZE)
+#define MQS_SB_VERSION_1	1U	/* one copy, 240 member UUIDs */
+#define MQS_SB_VERSION_2	2U	/* two copies, generation, ro_compat */
+#define MQS_SB_VERSION		MQS_SB_VERSION_2	/* what create writes */
+/* The data offset must leave room for the copies (8K for version 1). */
+#define MQS_SB_MIN_DATA_OFFSET	(MQS_SB_OFFSET + MQS_SB_AREA_SIZE)
 /* Members with larger logical blocks cannot hold the 4 KiB block at 4 KiB. */
 #define MQS_SB_MAX_LBS		4096U
 #define MQS_SB_MIN_LBS		512U
-/* Member UUIDs of slots 0..MQS_SB_TABLE_SLOTS-1 are in every superblock. */
+/*
+ * Member UUIDs of slots 0..N-1 are in every superblock: N = 240 in format
+ * version 1, 224 in version 2 (mqs_sb_table_slots()).  The struct holds
+ * the larger.
+ */
 #define MQS_SB_TABLE_SLOTS	240U
+#define MQS_SB_V2_TABLE_SLOTS	224U
+/* Version 2: the layout segments the block has room for. */
+#define MQS_SB_V2_SEGMENTS	4U
 
 /*
  * Feature flags.  A reader refuses a superblock with an incompatible flag
- * it does not know and ignores compatible ones it does not know.  Format
- * version 1 defines none.
+ * it does not know, may only read (start read-only, never write) an array
+ * with a read-only-compatible flag it does not know (format version 2),
+ * and ignores compatible ones it does not know.  None are defined yet.
  */
 #define MQS_SB_FEAT_COMPAT_KNOWN	0ULL
+#define MQS_SB_FEAT_RO_COMPAT_KNOWN	0ULL
 #define MQS_SB_FEAT_INCOMPAT_KNOWN	0ULL
 
 /* The mapping rule (module/mqstripe_map.h, MQS_LAYOUT_VERSION). */
@@ -67,8 +83,29 @@ enum {
 	MQS_SB_OFF_UTIME		= 0x080,	/* le64 */
 	MQS_SB_OFF_EVENTS		= 0x088,	/* le64 */
 	MQS_SB_OFF_NAME			= 0x090,	/* 32 bytes */
-	MQS_SB_OFF_RESERVED		= 0x0b0,	/* 80 bytes, zero */
-	MQS_SB_OFF_TABLE		= 0x100,	/* 240 x 16 bytes */
+	MQS_SB_OFF_RESERVED		= 0x0b0,	/* v1: 80 bytes, zero */
+	MQS_SB_OFF_TABLE		= 0x100,	/* v1: 240 x 16 bytes */
+	/* format version 2: the fields above, then */
+	MQS_SB_OFF_FEAT_RO_COMPAT	= 0x0b0,	/* le64 */
+	MQS_SB_OFF_GENERATION		= 0x0b8,	/* le64 */
+	MQS_SB_OFF_QUEUE_DEPTH		= 0x0c0,	/* le32 */
+	MQS_SB_OFF_NR_SEGMENTS		= 0x0c4,	/* le32 */
+	MQS_SB_OFF_RESHAPE_POS		= 0x0c8,	/* le64 */
+	MQS_SB_OFF_V2_RESERVED		= 0x0d0,	/* 48 bytes, zero */
+	MQS_SB_OFF_SEGMENTS		= 0x100,	/* 4 x 64 bytes */
+	MQS_SB_OFF_V2_TABLE		= 0x200,	/* 224 x 16 bytes */
+};
+
+/* Version 2: one layout segment (64 bytes), offsets within it. */
+enum {
+	MQS_SB_SEG_SIZE			= 0x40,
+	MQS_SB_SEG_ARRAY_START		= 0x00,	/* le64, array byte */
+	MQS_SB_SEG_DATA_OFFSET		= 0x08,	/* le64, member byte */
+	MQS_SB_SEG_DATA_BYTES		= 0x10,	/* le64 */
+	MQS_SB_SEG_CHUNK		= 0x18,	/* le64 */
+	MQS_SB_SEG_LAYOUT		= 0x20,	/* le32 */
+	MQS_SB_SEG_NR_MEMBERS		= 0x24,	/* le32 */
+	MQS_SB_SEG_RESERVED		= 0x28,	/* 24 bytes, zero */
 };
 
 /**
@@ -93,7 +130,14 @@ enum {
  * @utime: time of the last write of this superblock, same unit.
  * @events: event counter, bumped at create, assemble and stop.
  * @name: array name, NUL-terminated (may be empty).
- * @table: member UUIDs of slots 0..min(@nr_members, 240)-1.
+ * @table: member UUIDs of slots 0..min(@nr_members, mqs_sb_table_slots())-1.
+ * @feature_ro_compat: read-only-compatible feature flags (version 2).
+ * @generation: bumped at every write of this member's superblock; of two
+ *	valid copies the higher one counts (version 2; 0 in version 1).
+ * @queue_depth: the array's tags per hardware context, as created; 0 for
+ *	the module's default (version 2; 0 in version 1).
+ * @nr_segments: layout segments (version 2: 1; 0 in version 1).
+ * @reshape_pos: array byte a reshape has reached, 0 for none (version 2).
  */
 struct mqs_sb {
 	uint32_t version;
@@ -117,6 +161,11 @@ struct mqs_sb {
 	uint64_t events;
 	char name[MQSTRIPE_NAME_LEN];
 	uint8_t table[MQS_SB_TABLE_SLOTS][MQSTRIPE_UUID_LEN];
+	uint64_t feature_ro_compat;
+	uint64_t generation;
+	uint32_t queue_depth;
+	uint32_t nr_segments;
+	uint64_t reshape_pos;
 };
 
 /* What decoding a block found, from worst to best. */
@@ -130,6 +179,22 @@ enum mqs_sb_status {
 	MQS_SB_OK,
 };
 
+/**
+ * struct mqs_sb_copies - what the superblock area of a member holds
+ * @status: per copy (0: byte 4096, 1: byte 8192), what decoding found.
+ * @why: per copy, decode's reason.
+ * @generation: per copy, its generation (valid copies only).
+ * @chosen: the copy the superblock was taken from.
+ * @nr: copies the chosen superblock's format keeps (1 or 2).
+ */
+struct mqs_sb_copies {
+	enum mqs_sb_status status[MQS_SB_COPIES_MAX];
+	char why[MQS_SB_COPIES_MAX][256];
+	uint64_t generation[MQS_SB_COPIES_MAX];
+	unsigned int chosen;
+	unsigned int nr;
+};
+
 uint32_t mqs_crc32c(uint32_t crc, const void *buf, size_t len);
 uint32_t mqs_sb_block_crc(const uint8_t *block);
 bool mqs_sb_has_magic(const uint8_t *block);
@@ -137,6 +202,16 @@ void mqs_sb_encode(const struct mqs_sb *sb, uint8_t *block);
 void mqs_sb_encode_over(const struct mqs_sb *sb, uint8_t *block);
 enum mqs_sb_status mqs_sb_decode(const uint8_t *block, struct mqs_sb *sb,
 				 char *err, size_t len);
+enum mqs_sb_status mqs_sb_decode_at(const uint8_t *block, uint64_t offset,
+				    struct mqs_sb *sb, char *err, size_t len);
+enum mqs_sb_status mqs_sb_decode_area(const uint8_t *area, size_t area_len,
+				      struct mqs_sb *sb,
+				      struct mqs_sb_copies *cp, char *err,
+				      size_t len);
+unsigned int mqs_sb_encode_area(const struct mqs_sb *sb, const uint8_t *from,
+				uint8_t *area);
+uint32_t mqs_sb_table_slots(const struct mqs_sb *sb);
+uint64_t mqs_sb_min_data_offset(uint32_t version);
 int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len);
 const char *mqs_sb_status_name(enum mqs_sb_status status);
 const char *mqs_sb_state_name(uint32_t state);

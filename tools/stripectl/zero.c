@@ -53,6 +53,31 @@ out:
 	return rc;
 }
 
+/*
+ * How many copies to erase: the one at 4096 and, when it holds a
+ * superblock (format 2, or one left over), the one at 8192, but never the
+ * bytes at 8192 of a format-1 member whose data starts there.  Sets
+ * @w->copies; 0 when neither copy has the magic.
+ */
+static unsigned int zero_copies(struct sbw *w)
+{
+	const uint8_t *second = w->old + MQS_SB_SIZE;
+	struct mqs_sb sb;
+	bool data_at_8k;
+
+	data_at_8k = mqs_sb_decode(w->old, &sb, NULL, 0) == MQS_SB_OK &&
+		     sb.version == MQS_SB_VERSION_1 &&
+		     sb.data_offset_bytes < MQS_SB_MIN_DATA_OFFSET;
+	if (mqs_sb_has_magic(second) && !data_at_8k)
+		w->copies = 2;
+	else if (mqs_sb_has_magic(w->old))
+		w->copies = 1;
+	else
+		w->copies = 0;
+	/* with two, the copy at 8192 goes first (w->second_first) */
+	return w->copies;
+}
+
 int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 {
 	static const struct opt opts[] = { { 0 } };
@@ -78,12 +103,12 @@ int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 		sbw_init(&w, argv[i]);
 		if (sbw_claim(&w)) {
 			rc = MQS_EXIT_FAIL;
-		} else if (!mqs_sb_has_magic(w.old)) {
+		} else if (!zero_copies(&w)) {
 			mqs_error("%s: no mqstripe superblock: nothing to erase",
 				  argv[i]);
 			rc = MQS_EXIT_FAIL;
 		} else {
-			memset(w.new, 0, MQS_SB_SIZE);
+			memset(w.new, 0, MQS_SB_AREA_SIZE);
 			if (sbw_write_all(&w, 1))
 				rc = MQS_EXIT_FAIL;
 		}

@@ -21,7 +21,7 @@
  *   FAKE_MQS_MEMBER_PBS    bytes BLKPBSZGET reports for any device
  *   FAKE_MQS_CREATE_EXEC   a shell command run when CREATE is called
  *   FAKE_MQS_CUT_AFTER     N: a power cut right after the Nth superblock
- *                          write (4096 bytes at byte 4096) has reached the
+ *                          copy write (4096 bytes at byte 4096 or 8192) has reached the
  *                          device: the process ends at once (exit 137)
  *
  * nanosleep() returns at once (below): stripectl's waits take no time here.
@@ -641,10 +641,10 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
 }
 
 /*
- * FAKE_MQS_CUT_AFTER: stripectl writes a superblock as one pwrite() of
- * 4096 bytes at byte 4096 (O_DIRECT, fsync after), so "the power failed
- * right after write N" is: do write N, make it durable, and end the
- * process before it does anything more.
+ * FAKE_MQS_CUT_AFTER: stripectl writes each superblock copy as one
+ * pwrite() of 4096 bytes at byte 4096 or 8192 (O_DIRECT, fsync after), so
+ * "the power failed right after write N" is: do write N, make it durable,
+ * and end the process before it does anything more.
  */
 static ssize_t cut_write(ssize_t (*real)(int, const void *, size_t, off_t),
 			 int fd, const void *buf, size_t len, off_t off)
@@ -653,7 +653,7 @@ static ssize_t cut_write(ssize_t (*real)(int, const void *, size_t, off_t),
 	const char *cut = getenv("FAKE_MQS_CUT_AFTER");
 	ssize_t n = real(fd, buf, len, off);
 
-	if (cut && len == 4096 && off == 4096 && n == 4096 &&
+	if (cut && len == 4096 && (off == 4096 || off == 8192) && n == 4096 &&
 	    ++writes >= strtoul(cut, NULL, 10)) {
 		fsync(fd);
 		_exit(137);

@@ -122,8 +122,12 @@ mapfile -t many < <(seq -f "$TMP/none%g" 65)
 expect 2 "stripe width 65 members x 16M chunk = 1040M is larger than 1G: use --chunk 8M" create --chunk 16M "${many[@]}"
 mapfile -t many < <(seq -f "$TMP/none%g" 257)
 expect 2 "too many members: 257 given, at most 256" create "${many[@]}"
-expect 2 "--data-offset: data offset 4K is below 8K: the superblock" create --data-offset 4K /dev/x
-expect 2 "--data-offset: data offset 0 is below 8K" create --data-offset 0 /dev/x
+expect 2 "--data-offset: data offset 8K is below 12K: the superblock takes bytes 4K to 12K \\(two copies\\)" create --data-offset 8K /dev/x
+expect 2 "--data-offset: data offset 0 is below 12K" create --data-offset 0 /dev/x
+expect 2 "--data-offset: data offset 4K is below 8K: the superblock takes bytes 4K to 8K" create --metadata 1 --data-offset 4K /dev/x
+expect 2 "--metadata: superblock format version 3 is not one this stripectl writes: use 2" create --metadata 3 /dev/x
+expect 2 "--metadata: superblocks can be converted to format 2 only" assemble --metadata 1 /dev/x
+expect 2 "assemble: --metadata converts the superblocks, --readonly writes nothing" assemble --metadata 2 --readonly /dev/x
 expect 2 "create: option '--force' takes no value" create --force=yes /dev/x
 expect 2 "assemble: no DEVICE given \\(or --scan\\)" assemble
 expect 2 "assemble: unexpected argument '/dev/x' with --scan" assemble --scan /dev/x

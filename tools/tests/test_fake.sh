@@ -155,12 +155,12 @@ LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$L0" >"$TMP/ex0" 2>&1
 check "a failed CREATE puts the old superblock back" grep -qx 'MQSTRIPE_NAME=db' "$TMP/ex0"
 # another program writes member 1 while CREATE runs: the failed CREATE
 # puts back member 0's old block, and leaves member 1's new content
-dd if="$L1" of="$TMP/sb1" bs=4K skip=1 count=1 status=none
+dd if="$L1" of="$TMP/sb1" bs=4K skip=1 count=2 status=none
 FAKE_MQS_CREATE_EXEC="printf OTHERWRITER | dd of=$L1 bs=1 seek=4096 conv=notrunc status=none" \
 	FAKE_MQS_CREATE_FAIL=16,4,1 sc create --force "$L0" "$L1" "$L2"
 check "a failed CREATE leaves a superblock area another program wrote since, and says so" \
 	eval "rc_is 1 && grep -q '^stripectl: $L1: not putting its old superblock area back: it no longer holds the superblock stripectl wrote' \"\$TMP/err\" && [ \"\$(dd if=$L1 bs=1 skip=4096 count=11 status=none)\" = OTHERWRITER ] && [ \"\$(LD_PRELOAD=$FAKE $STRIPECTL examine --export $L2 | grep ^MQSTRIPE_NAME=)\" = MQSTRIPE_NAME=db ]"
-dd if="$TMP/sb1" of="$L1" bs=4K seek=1 count=1 conv=notrunc status=none
+dd if="$TMP/sb1" of="$L1" bs=4K seek=1 count=2 conv=notrunc status=none
 FAKE_MQS_CREATE_FAIL=28,6,2 sc create --force --chunk 1M --data-offset 4M "$L0" "$L1" "$L2"
 check "ENOSPC/TOO_SMALL names member 2" eval "rc_is 1 && err_is '^stripectl: $L2: member is too small: needs at least data offset \+ one chunk \(5242880 bytes\), has 1073741824 bytes'"
 FAKE_MQS_CREATE_FAIL=22,5,0 sc create --force "$L0" "$L1"
@@ -189,7 +189,7 @@ if [ -n "$L5B" ]; then
 	check "one disk through two nodes: refused, naming both, before CREATE" \
 		eval "rc_is 1 && err_is '^stripectl: $L5B and $L5 are one disk: the superblock written through $L5B \(slot 2\) reads back through $L5 \(slot 1\)' && [ \"\$(LD_PRELOAD=$FAKE $STRIPECTL list | wc -l)\" -eq 3 ]"
 	check "one disk through two nodes: its superblock area put back (none), the other member's too" \
-		eval '[ "$(od -An -v -tx1 -j4096 -N4096 "$TMP/disk5" | tr -d " 0\n")" = "" ] && [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$L2" | grep ^MQSTRIPE_NAME=)" = MQSTRIPE_NAME=db ]'
+		eval '[ "$(od -An -v -tx1 -j4096 -N8192 "$TMP/disk5" | tr -d " 0\n")" = "" ] && [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$L2" | grep ^MQSTRIPE_NAME=)" = MQSTRIPE_NAME=db ]'
 	losetup -d "$L5B"
 	unset 'loops[-1]'
 else
@@ -203,10 +203,10 @@ for l in "$L3" "$L4"; do
 	mkdir -p "$d"
 	echo "eui.0025388b91c1a2b3" >"$d/wwid"
 done
-before=$(od -An -v -tx1 -j4096 -N4096 "$L3" | md5sum)
+before=$(od -An -v -tx1 -j4096 -N8192 "$L3" | md5sum)
 sc create --force --name paths "$L3" "$L4" "$L0"
 check "two nodes with one WWID: refused before writing, naming both and the identity" \
-	eval "rc_is 1 && err_is '^stripectl: $L3 and $L4 are one disk: both report the identity eui.0025388b91c1a2b3' && [ \"\$(od -An -v -tx1 -j4096 -N4096 $L3 | md5sum)\" = \"$before\" ]"
+	eval "rc_is 1 && err_is '^stripectl: $L3 and $L4 are one disk: both report the identity eui.0025388b91c1a2b3' && [ \"\$(od -An -v -tx1 -j4096 -N8192 $L3 | md5sum)\" = \"$before\" ]"
 rm -rf "$R/sys/dev"
 
 # --- list and status ---
@@ -214,7 +214,7 @@ sc list
 U0=$(sed -n 's/^MQSTRIPE_ARRAY_UUID=//p' "$TMP/ex0")
 check "list: header and two arrays" eval 'rc_is 0 && [ "$(wc -l <"$TMP/out")" -eq 3 ] && grep -qE "^/dev/mqstripe0 +db +$U0 +3 +64K +3G +active +${L0#/dev/},${L1#/dev/},${L2#/dev/}$" "$TMP/out"'
 sc status db
-check "status by name" eval 'rc_is 0 && grep -q "^/dev/mqstripe0:" "$TMP/out" && grep -qE "^ +1 +$L1 +1G +faulty +3 +1 +0 +[0-9a-f-]{36}$" "$TMP/out" && grep -qE "superblock: +format 1, events 1, active" "$TMP/out" && grep -qE "^ +read_ahead_kb +-$" "$TMP/out"'
+check "status by name" eval 'rc_is 0 && grep -q "^/dev/mqstripe0:" "$TMP/out" && grep -qE "^ +1 +$L1 +1G +faulty +3 +1 +0 +[0-9a-f-]{36}$" "$TMP/out" && grep -qE "superblock: +format 2, events 1, active" "$TMP/out" && grep -qE "^ +read_ahead_kb +-$" "$TMP/out"'
 ln -s "$R/dev/mqstripe1" "$TMP/link1"
 sc status "$TMP/link1"
 check "status by a link to the node" eval 'rc_is 0 && grep -q "^/dev/mqstripe1:" "$TMP/out"'
@@ -267,7 +267,7 @@ check "examine: text" eval 'rc_is 0 && grep -qE "^  slot: +1$" "$TMP/out" && gre
 sc examine --json "$L1"
 if have_jq; then
 	check "examine --json" eval 'rc_is 0 && jq_is "[.status, .slot, .nr_members, .chunk_bytes, .name, .state, .checksum_ok, (.member_uuids | length)]" "[\"ok\",1,3,65536,\"db\",\"clean\",true,3]"'
-	check "examine --json keys, json_version first" eval 'jq_is "keys" "[\"array_logical_block_size_bytes\",\"array_uuid\",\"checksum\",\"checksum_ok\",\"chunk_bytes\",\"ctime\",\"data_bytes\",\"data_offset_bytes\",\"device\",\"events\",\"feature_compat\",\"feature_incompat\",\"format_version\",\"json_version\",\"layout_version\",\"member_logical_block_size_bytes\",\"member_uuid\",\"member_uuids\",\"name\",\"nr_members\",\"sb_offset_bytes\",\"slot\",\"state\",\"status\",\"utime\"]" && jq_is "keys_unsorted[0]" "\"json_version\""'
+	check "examine --json keys, json_version first" eval 'jq_is "keys" "[\"array_logical_block_size_bytes\",\"array_uuid\",\"checksum\",\"checksum_ok\",\"chunk_bytes\",\"copies\",\"ctime\",\"data_bytes\",\"data_offset_bytes\",\"device\",\"events\",\"feature_compat\",\"feature_incompat\",\"feature_ro_compat\",\"format_version\",\"generation\",\"json_version\",\"layout_version\",\"member_logical_block_size_bytes\",\"member_uuid\",\"member_uuids\",\"name\",\"nr_members\",\"queue_depth\",\"sb_offset_bytes\",\"slot\",\"state\",\"status\",\"utime\"]" && jq_is "keys_unsorted[0]" "\"json_version\""'
 fi
 if command -v python3 >/dev/null; then
 	python3 "$SBTOOL" parse "$L1" >"$TMP/parsed.json" 2>&1
@@ -281,18 +281,22 @@ keys = {"format_version": "format_version", "checksum": "checksum",
         "data_bytes": "data_bytes", "events": "events", "name": "name",
         "ctime": "ctime", "member_uuids": "member_uuids",
         "sb_offset_bytes": "sb_offset_bytes", "layout_version": "layout_version",
-        "array_logical_block_size": "array_logical_block_size_bytes"}
+        "array_logical_block_size": "array_logical_block_size_bytes",
+        "generation": "generation", "queue_depth": "queue_depth",
+        "feature_ro_compat": "feature_ro_compat"}
 bad = [k for k, v in keys.items() if a[k] != b[v]]
 sys.exit(1 if bad or a["status"] != "ok" else 0)' "$TMP/parsed.json" "$TMP/out"
 fi
-dd if="$L1" of="$TMP/member1.img" bs=8K count=1 status=none
+dd if="$L1" of="$TMP/member1.img" bs=12K count=1 status=none
 sc examine --export "$TMP/member1.img"
 check "examine of an image file" eval 'rc_is 0 && grep -qx MQSTRIPE_SLOT=1 "$TMP/out"'
 # A damaged name (a terminal escape, a byte that is not UTF-8) is shown
 # escaped, never as raw bytes: text and JSON (--export prints only valid
 # superblocks, whose names are checked).
 cp "$TMP/member1.img" "$TMP/badname.img"
-printf '\033[31m\377' | dd of="$TMP/badname.img" bs=1 seek=$((4096 + 0x90)) conv=notrunc status=none
+for at in 4096 8192; do	# both copies
+	printf '\033[31m\377' | dd of="$TMP/badname.img" bs=1 seek=$((at + 0x90)) conv=notrunc status=none
+done
 sc examine "$TMP/badname.img"
 check "examine of a damaged name, text: escaped, no control byte" \
 	eval 'grep -qE "^  name: +\\\\x1b\\[31m\\\\xff$" "$TMP/out" && ! grep -q $'"'"'\033'"'"' "$TMP/out"'
@@ -316,16 +320,16 @@ fi
 check "assemble bumped the events twice (two passes) and marked active" \
 	eval '[ "$(ex "$L1" MQSTRIPE_STATE) $(ex "$L1" MQSTRIPE_EVENTS)" = "active 5" ]'
 # a copy of a member taken while the array runs is stale after the stop
-dd if="$L1" of="$TMP/running1" bs=4K skip=1 count=1 status=none
+dd if="$L1" of="$TMP/running1" bs=4K skip=1 count=2 status=none
 sc assemble "$L0" "$L1" "$L2"
 check "assemble of a running array" eval "rc_is 1 && err_is \"array 'db' .* is already running as /dev/mqstripe0\""
 sc stop db
-dd if="$L1" of="$TMP/stopped1" bs=4K skip=1 count=1 status=none
-dd if="$TMP/running1" of="$L1" bs=4K seek=1 count=1 conv=notrunc status=none
+dd if="$L1" of="$TMP/stopped1" bs=4K skip=1 count=2 status=none
+dd if="$TMP/running1" of="$L1" bs=4K seek=1 count=2 conv=notrunc status=none
 sc assemble "$L0" "$L1" "$L2"
 check "a member copied while the array ran is stale after the stop (two events behind)" \
 	eval "rc_is 1 && err_is \"^stripectl: $L1: stale member of array 'db' .*: its event counter is 5, $L0 is at 7\""
-dd if="$TMP/stopped1" of="$L1" bs=4K seek=1 count=1 conv=notrunc status=none
+dd if="$TMP/stopped1" of="$L1" bs=4K seek=1 count=2 conv=notrunc status=none
 
 # each refusal with its own message, nothing started
 refused() {	# refused DESC REGEX ARGS...
@@ -336,7 +340,7 @@ refused() {	# refused DESC REGEX ARGS...
 }
 refused "missing member" "slot 1 \\(member UUID [0-9a-f-]{36}\\) is missing: found 2 of 3" \
 	assemble "$L0" "$L2"
-dd if="$L1" of="$L5" bs=8K count=1 conv=notrunc status=none
+dd if="$L1" of="$L5" bs=12K count=1 conv=notrunc status=none
 refused "duplicate slot (a copy)" "$L1 and $L5 both claim slot 1 .* one is a copy" \
 	assemble "$L0" "$L1" "$L2" "$L5"
 refused "duplicate slot, --scan" "$L1 and $L5 both claim slot 1" \
@@ -388,10 +392,10 @@ LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 
 # a member that missed updates (an old copy put back): stale, refused;
 # assemble --force starts it, saying which and by how much, and bumps it
-dd if="$L1" of="$TMP/old1" bs=4K skip=1 count=1 status=none
+dd if="$L1" of="$TMP/old1" bs=4K skip=1 count=2 status=none
 LD_PRELOAD=$FAKE "$STRIPECTL" assemble "$L0" "$L1" "$L2" >/dev/null
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
-dd if="$TMP/old1" of="$L1" bs=4K seek=1 count=1 conv=notrunc status=none
+dd if="$TMP/old1" of="$L1" bs=4K seek=1 count=2 conv=notrunc status=none
 refused "stale member" "$L1: stale member of .*start it anyway with 'stripectl assemble --force'" \
 	assemble "$L0" "$L1" "$L2"
 sc assemble --force "$L0" "$L1" "$L2"
@@ -508,7 +512,7 @@ check "status --json: read_only true" eval 'rc_is 0 && jq_is .read_only true'
 sc stop db
 check "stop of a read-only array writes no superblock" eval "rc_is 0 && no_err && [ \"\$before\" = \"\$(sums)\" ]"
 sc assemble --incremental --readonly "$L0"
-check "assemble --incremental --readonly: a usage error" eval "rc_is 2 && err_is 'no --name, --uuid, --force or --readonly'"
+check "assemble --incremental --readonly: a usage error" eval "rc_is 2 && err_is 'no --name, --uuid, --force, --readonly or --metadata'"
 sc assemble "$L0" "$L1" "$L2"
 check "assemble without --readonly: read-write, superblocks updated" \
 	eval "rc_is 0 && [ \"\$(cat $R/sys/block/mqstripe0/mqstripe/readonly)\" = 0 ] && [ \"\$before\" != \"\$(sums)\" ]"
@@ -569,8 +573,10 @@ check "zero-superblock refuses a member in use" eval "rc_is 1 && err_is '^stripe
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 check "the GPT is still there" eval 'blkid -p "$L4" | grep -q PTTYPE=.gpt'
-sc create --data-offset 4K "$L4"
-check "data offset below 8K is a usage error" eval "rc_is 2 && err_is 'data offset 4K is below 8K'"
+sc create --data-offset 8K "$L4"
+check "data offset below 12K is a usage error (two superblock copies)" eval "rc_is 2 && err_is 'data offset 8K is below 12K'"
+sc create --metadata 1 --data-offset 4K "$L4"
+check "... below 8K with --metadata 1 (one copy)" eval "rc_is 2 && err_is 'data offset 4K is below 8K'"
 
 # usage errors of assemble
 sc assemble
@@ -581,6 +587,105 @@ sc assemble --incremental "$L0" "$L1"
 check "assemble --incremental with two devices" eval "rc_is 2 && err_is 'exactly one DEVICE'"
 sc assemble --name a --uuid "$U0" "$L0"
 check "assemble --name and --uuid" eval "rc_is 2 && err_is 'not both'"
+
+# --- superblock format 2: two copies (4096 and 8192) with a generation
+# counter, the recorded queue depth, read-only-compatible features; format
+# 1 still read, written with --metadata 1 and converted by assemble
+# --metadata 2 (docs/FORMAT.md)
+LD_PRELOAD=$FAKE "$STRIPECTL" stop --scan >/dev/null 2>&1
+LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L0" "$L1" "$L2" >/dev/null 2>&1
+F=("$L0" "$L1" "$L2")
+pj() {	# pj DEV EXPR: a value of sbtool.py's parse, as Python sees it
+	python3 "$SBTOOL" parse "$1" >"$TMP/pj.json" 2>/dev/null
+	python3 -c 'import json,sys
+p = json.load(open(sys.argv[1]))
+r = eval(sys.argv[2])
+print(*r) if isinstance(r, tuple) else print(r)' "$TMP/pj.json" "$2"
+}
+sc create --name f2 --chunk 64K --queue-depth 64 "${F[@]}"
+check "create writes format 2: both copies valid, generation 1, the copy at 4096 in use" \
+	eval '[ "$(pj "$L1" "p[\"format_version\"], [c[\"status\"] for c in p[\"copies\"]], [c[\"generation\"] for c in p[\"copies\"]], p[\"copy_in_use\"]")" = "2 ['"'ok', 'ok'"'] [1, 1] 0" ]'
+check "create records --queue-depth in the superblock" \
+	eval '[ "$(pj "$L2" "p[\"queue_depth\"]")" = 64 ] && [ "$(ex "$L2" MQSTRIPE_FORMAT_VERSION)" = 2 ]'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop f2
+sc assemble "${F[@]}"
+sc status --json f2
+check "assemble starts the array with the recorded queue depth" eval 'rc_is 0 && jq_is .queue_depth 64'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop f2
+# create 1; stop, assemble and stop each write two passes
+check "assemble and stop write both copies: generation 7 on both" \
+	eval '[ "$(pj "$L0" "[c[\"generation\"] for c in p[\"copies\"]]")" = "[7, 7]" ]'
+# a torn write of the copy at 4096 (a bit flipped in it): the copy at 8192
+# is used, and the next update writes both again
+python3 "$SBTOOL" flip "$L1" 0x60 0
+sc examine "$L1"
+check "examine: the damaged copy named, the other in use" \
+	eval 'rc_is 0 && grep -qE "^  copy at byte 4096: +superblock checksum mismatch" "$TMP/out" && grep -qE "^  copy at byte 8192: +ok, generation 7 \(in use\)" "$TMP/out"'
+sc assemble "${F[@]}"
+check "assemble with one copy of a member damaged: started from the other copy" \
+	eval 'rc_is 0 && stdout_is /dev/mqstripe0'
+check "... and both copies are whole again" \
+	eval '[ "$(pj "$L1" "[c[\"status\"] for c in p[\"copies\"]], p[\"copy_in_use\"]")" = "['"'ok', 'ok'"'] 0" ]'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop f2
+python3 "$SBTOOL" flip "$L2" 0x60 1
+sc assemble "${F[@]}"
+check "assemble with the copy at 8192 damaged: started" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop f2
+python3 "$SBTOOL" flip "$L2" 0x60
+sc assemble "${F[@]}"
+check "both copies damaged: refused, naming the member" \
+	eval "rc_is 1 && err_is '^stripectl: $L2: superblock checksum mismatch'"
+python3 "$SBTOOL" flip "$L2" 0x60
+# a read-only-compatible feature this stripectl does not know: only
+# --readonly starts it (nothing written)
+python3 "$SBTOOL" set-ro-compat "$L0" 5
+sc assemble "${F[@]}"
+check "an unknown read-only-compatible feature: assemble refused, saying --readonly" \
+	eval "rc_is 1 && err_is \"^stripectl: $L0: the superblock of array 'f2' .* has read-only-compatible features 0x20 this stripectl does not know: it can start the array only read-only\""
+before=$(sums)
+sc assemble --readonly "${F[@]}"
+check "... assemble --readonly starts it, writing nothing" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && [ \"\$before\" = \"\$(sums)\" ]"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop f2
+sc zero-superblock "${F[@]}"
+check "zero-superblock erases both copies" \
+	eval 'rc_is 0 && [ "$(od -An -v -tx1 -j4096 -N8192 "$L0" | tr -d " 0\n")" = "" ] && [ "$(pj "$L1" "p[\"copies\"][1][\"status\"]")" = none ]'
+# format 1: one copy; converted only when asked
+sc create --name f1 --chunk 64K --metadata 1 "${F[@]}"
+check "create --metadata 1: format 1, one copy, nothing at 8192" \
+	eval 'rc_is 0 && [ "$(ex "$L0" MQSTRIPE_FORMAT_VERSION)" = 1 ] && [ "$(od -An -v -tx1 -j8192 -N4096 "$L0" | tr -d " 0\n")" = "" ]'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop f1
+sc assemble "${F[@]}"
+check "assemble keeps format 1" eval 'rc_is 0 && [ "$(ex "$L1" MQSTRIPE_FORMAT_VERSION)" = 1 ]'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop f1
+ev=$(ex "$L0" MQSTRIPE_EVENTS)
+sc assemble --metadata 2 "${F[@]}"
+check "assemble --metadata 2 converts, saying so" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: note: converting the superblocks of array 'f1' .* to format 2\""
+check "... every member format 2 with both copies, events bumped twice" \
+	eval '[ "$(pj "$L2" "p[\"format_version\"], [c[\"status\"] for c in p[\"copies\"]], p[\"events\"]")" = "2 ['"'ok', 'ok'"'] $((ev + 2))" ]'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop f1
+sc assemble --metadata 2 "${F[@]}"
+check "assemble --metadata 2 of format 2: nothing to convert, no note" \
+	eval 'rc_is 0 && no_err'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop f1
+LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "${F[@]}" >/dev/null 2>&1
+sc create --name f8 --chunk 64K --metadata 1 --data-offset 8K "${F[@]}"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop f8
+sc assemble --metadata 2 "${F[@]}"
+check "no conversion where the data starts at 8K, saying why" \
+	eval "rc_is 1 && err_is \"^stripectl: array 'f8' .*: cannot write superblock format 2: its data offset of 8192 bytes leaves no room for the second copy\" && [ \"\$(ex $L0 MQSTRIPE_FORMAT_VERSION)\" = 1 ]"
+# a format-1 create over a format-2 member clears its copy at 8192, so
+# that erasing the new superblock cannot bring the old array back
+LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "${F[@]}" >/dev/null 2>&1
+LD_PRELOAD=$FAKE "$STRIPECTL" create --name old2 "$L0" >/dev/null 2>&1
+LD_PRELOAD=$FAKE "$STRIPECTL" stop old2
+sc create --force --name new1 --metadata 1 "$L0"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop new1
+sc zero-superblock "$L0"
+sc examine "$L0"
+check "create --metadata 1 over a format-2 member: no old copy comes back after zero-superblock" \
+	eval "rc_is 1 && err_is '^stripectl: $L0: no mqstripe superblock'"
 
 # --- a power cut after each superblock write (FAKE_MQS_CUT_AFTER: the
 # write reaches the device, then the process ends) of create, stop,
@@ -658,6 +763,9 @@ CUT_ENV="FAKE_MQS_MEMBER_SIZE=$(((1 << 30) + (64 << 20)))"
 cut "assemble ${C[*]}" stopped comes_back
 CUT_ENV=
 cut "zero-superblock ${C[*]}" stopped back_or_refused
+# a conversion to format 2 cut anywhere: format 1 and 2 members assemble
+stopped1() { quiet create --name cut --chunk 64K --metadata 1 "${C[@]}"; quiet stop cut; }
+cut "assemble --metadata 2 ${C[*]}" stopped1 comes_back
 fresh
 
 finish

@@ -6,7 +6,9 @@
  * read back independently of the decoder, encode/decode round trips,
  * every single-byte corruption caught, the reader's order of checks,
  * every range check, and each refusal of "stripectl assemble" with its
- * message.
+ * message.  make_sb() makes format-1 superblocks (still read and written
+ * for arrays made so); make_sb2() format 2, whose two copies have tests
+ * of their own.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +22,7 @@
 
 static char err[MQS_ERR_LEN];
 static uint8_t block[MQS_SB_SIZE];
+static uint8_t area[MQS_SB_AREA_SIZE];
 
 static bool one_line(const char *s)
 {
@@ -52,7 +55,7 @@ static void make_sb(struct mqs_sb *sb, uint32_t nr, uint32_t slot,
 	uint32_t i;
 
 	memset(sb, 0, sizeof(*sb));
-	sb->version = MQS_SB_VERSION;
+	sb->version = MQS_SB_VERSION_1;
 	sb->sb_offset = MQS_SB_OFFSET;
 	sb->layout = MQS_SB_LAYOUT_STRIPE;
 	sb->state = MQS_SB_STATE_CLEAN;
@@ -74,6 +77,21 @@ static void make_sb(struct mqs_sb *sb, uint32_t nr, uint32_t slot,
 		memcpy(sb->member_uuid, sb->table[slot], MQSTRIPE_UUID_LEN);
 	else
 		fill_uuid(sb->member_uuid, array_seed * 1000 + slot + 1);
+}
+
+/* The same in format 2: 224 table slots, one segment, a generation. */
+static void make_sb2(struct mqs_sb *sb, uint32_t nr, uint32_t slot,
+		     unsigned int array_seed)
+{
+	make_sb(sb, nr, slot, array_seed);
+	sb->version = MQS_SB_VERSION_2;
+	sb->nr_segments = 1;
+	sb->generation = 5;
+	if (slot >= MQS_SB_V2_TABLE_SLOTS)
+		fill_uuid(sb->member_uuid, array_seed * 1000 + slot + 1);
+	memset(sb->table[MQS_SB_V2_TABLE_SLOTS], 0,
+	       (MQS_SB_TABLE_SLOTS - MQS_SB_V2_TABLE_SLOTS) *
+	       MQSTRIPE_UUID_LEN);
 }
 
 static void test_crc32c(void)
@@ -226,10 +244,10 @@ static void test_versions_and_features(void)
 	enum mqs_sb_status st;
 
 	make_sb(&sb, 4, 0, 4);
-	sb.version = 2;
+	sb.version = 3;
 	st = decode_with(&sb);
-	ktap_result(st == MQS_SB_BAD_VERSION && strstr(err, "version 2"),
-		    "format version 2 refused: %s", err);
+	ktap_result(st == MQS_SB_BAD_VERSION && strstr(err, "version 3") &&
+		    strstr(err, "newer"), "format version 3 refused: %s", err);
 	make_sb(&sb, 4, 0, 4);
 	sb.feature_incompat = 1ULL << 63;
 	st = decode_with(&sb);
@@ -554,6 +572,312 @@ static void test_group(void)
 		    "one array: every device chosen");
 }
 
+/* ----- format 2: two copies ----- */
+
+static void fix_crc(uint8_t *b)
+{
+	uint32_t crc = mqs_sb_block_crc(b);
+
+	b[0x0c] = (uint8_t)crc;
+	b[0x0d] = (uint8_t)(crc >> 8);
+	b[0x0e] = (uint8_t)(crc >> 16);
+	b[0x0f] = (uint8_t)(crc >> 24);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* The bytes of both copies at the offsets of docs/FORMAT.md. */
+static void test_v2_layout(void)
+{
+	struct mqs_sb sb;
+	const uint8_t *b = area + MQS_SB_SIZE, *seg = area + 0x100;
+	unsigned int nr;
+	bool ok;
+
+	make_sb2(&sb, 4, 2, 1);
+	sb.queue_depth = 256;
+	sb.feature_ro_compat = 0x0a0b;
+	memset(area, 0xee, sizeof(area));
+	nr = mqs_sb_encode_area(&sb, NULL, area);
+	ok = nr == 2 && !memcmp(area, "MQSTRIPE", 8) &&
+	     le32(area + 0x08) == 2 && le64(area + 0x20) == 4096 &&
+	     le64(area + 0x58) == 65536 && le64(area + 0x88) == 7 &&
+	     le64(area + 0xb0) == 0x0a0b && le64(area + 0xb8) == 5 &&
+	     le32(area + 0xc0) == 256 && le32(area + 0xc4) == 1 &&
+	     le64(area + 0xc8) == 0 && all_zero(area + 0xd0, 0x30);
+	ktap_result(ok, "format 2: header fields at their documented offsets");
+	ok = le64(seg) == 0 && le64(seg + 0x08) == 1 << 20 &&
+	     le64(seg + 0x10) == 100 * 65536 && le64(seg + 0x18) == 65536 &&
+	     le32(seg + 0x20) == 1 && le32(seg + 0x24) == 4 &&
+	     all_zero(seg + 0x28, 0x18) && all_zero(seg + 0x40, 3 * 0x40);
+	ktap_result(ok, "format 2: segment 0 at 0x100 says the geometry, segments 1..3 zero");
+	ok = !memcmp(area + 0x200 + 2 * 16, sb.member_uuid, 16) &&
+	     !memcmp(area + 0x200 + 3 * 16, sb.table[3], 16) &&
+	     all_zero(area + 0x200 + 4 * 16, MQS_SB_SIZE - 0x200 - 4 * 16);
+	ktap_result(ok, "format 2: member table at 0x200, unused entries zero");
+	ok = le64(b + 0x20) == 8192 && !memcmp(b, area, 0x0c) &&
+	     !memcmp(b + 0x10, area + 0x10, 0x10) &&
+	     !memcmp(b + 0x28, area + 0x28, MQS_SB_SIZE - 0x28) &&
+	     le32(b + 0x0c) == mqs_sb_block_crc(b) &&
+	     le32(area + 0x0c) == mqs_sb_block_crc(area);
+	ktap_result(ok, "format 2: the copy at 8192 differs only in sb_offset_bytes and checksum");
+	make_sb(&sb, 4, 2, 1);
+	memset(area, 0xee, sizeof(area));
+	ktap_result(mqs_sb_encode_area(&sb, NULL, area) == 1 &&
+		    area[MQS_SB_SIZE] == 0xee,
+		    "format 1: one copy, nothing written at 8192");
+	ktap_result(mqs_sb_min_data_offset(1) == 8192 &&
+		    mqs_sb_min_data_offset(2) == 12288,
+		    "smallest data offset: 8K for format 1, 12K for format 2");
+}
+
+static void test_v2_roundtrip(void)
+{
+	static const uint32_t nrs[] = { 1, 4, 223, 224, 225, 256 };
+	struct mqs_sb_copies c;
+	struct mqs_sb a, b;
+	enum mqs_sb_status st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
+		uint32_t slot = nrs[i] - 1;
+
+		make_sb2(&a, nrs[i], slot, (unsigned int)i + 3);
+		if (nrs[i] * a.chunk_bytes > MQSTRIPE_MAX_STRIPE_WIDTH_BYTES)
+			a.chunk_bytes = 4096;
+		a.data_bytes = 10 * a.chunk_bytes;
+		a.queue_depth = 64;
+		mqs_sb_encode_area(&a, NULL, area);
+		st = mqs_sb_decode_area(area, sizeof(area), &b, &c, err,
+					sizeof(err));
+		a.crc = b.crc;
+		ktap_result(st == MQS_SB_OK && !memcmp(&a, &b, sizeof(a)) &&
+			    c.chosen == 0 && c.nr == 2 &&
+			    c.status[1] == MQS_SB_OK,
+			    "format 2 round trip, %" PRIu32 " members, slot %" PRIu32 " (%s)",
+			    nrs[i], slot, mqs_sb_status_name(st));
+	}
+}
+
+/* Two valid copies @gen0/@gen1 apart; which one decode takes. */
+static unsigned int chosen_of(uint64_t gen0, uint64_t gen1, uint64_t *events)
+{
+	struct mqs_sb_copies c;
+	struct mqs_sb sb;
+
+	make_sb2(&sb, 4, 1, 7);
+	sb.generation = gen1;
+	sb.events = 100 + gen1;
+	mqs_sb_encode_area(&sb, NULL, area);
+	sb.generation = gen0;
+	sb.events = 100 + gen0;
+	sb.sb_offset = MQS_SB_OFFSET;
+	mqs_sb_encode(&sb, area);
+	if (mqs_sb_decode_area(area, sizeof(area), &sb, &c, err,
+			       sizeof(err)) != MQS_SB_OK)
+		return 9;
+	*events = sb.events;
+	return c.chosen;
+}
+
+static void test_v2_copies(void)
+{
+	uint8_t good[MQS_SB_AREA_SIZE];
+	struct mqs_sb_copies c;
+	struct mqs_sb sb, v1;
+	size_t off, lost = 0, wrong = 0;
+	enum mqs_sb_status st;
+	uint64_t ev = 0;
+
+	make_sb2(&sb, 4, 1, 2);
+	mqs_sb_encode_area(&sb, NULL, good);
+	for (off = 0; off < MQS_SB_SIZE; off++) {
+		memcpy(area, good, sizeof(area));
+		area[off] ^= 0x10;
+		st = mqs_sb_decode_area(area, sizeof(area), &sb, &c, err,
+					sizeof(err));
+		if (st != MQS_SB_OK)
+			lost++;
+		else if (c.chosen != 1 || sb.sb_offset != 8192 ||
+			 c.status[0] == MQS_SB_OK)
+			wrong++;
+	}
+	ktap_result(!lost && !wrong,
+		    "a flipped bit in any byte of the copy at 4096: the copy at 8192 is used (lost %zu, wrong %zu)",
+		    lost, wrong);
+	for (off = 0; off < MQS_SB_SIZE; off++) {
+		memcpy(area, good, sizeof(area));
+		area[MQS_SB_SIZE + off] ^= 0x10;
+		st = mqs_sb_decode_area(area, sizeof(area), &sb, &c, err,
+					sizeof(err));
+		if (st != MQS_SB_OK)
+			lost++;
+		else if (c.chosen != 0 || c.status[1] == MQS_SB_OK)
+			wrong++;
+	}
+	ktap_result(!lost && !wrong,
+		    "a flipped bit in any byte of the copy at 8192: the copy at 4096 is used (lost %zu, wrong %zu)",
+		    lost, wrong);
+	memcpy(area, good, sizeof(area));
+	area[0x60] ^= 1;
+	area[MQS_SB_SIZE + 0x60] ^= 1;
+	st = mqs_sb_decode_area(area, sizeof(area), &sb, &c, err, sizeof(err));
+	ktap_result(st == MQS_SB_BAD_CRC && c.chosen == 0 &&
+		    strstr(err, "checksum") && one_line(err),
+		    "both copies damaged: refused (%s)", err);
+	memcpy(area, good, sizeof(area));
+	memset(area, 0, MQS_SB_SIZE);
+	st = mqs_sb_decode_area(area, sizeof(area), &sb, &c, err, sizeof(err));
+	ktap_result(st == MQS_SB_OK && c.chosen == 1 &&
+		    c.status[0] == MQS_SB_NONE,
+		    "the copy at 4096 erased (a zero-superblock cut short): the other still counts");
+	ktap_result(mqs_sb_decode_area(area, MQS_SB_SIZE, &sb, &c, err,
+				       sizeof(err)) == MQS_SB_NONE,
+		    "a device ending before 12K: only the copy at 4096 is read");
+
+	ktap_result(chosen_of(5, 6, &ev) == 1 && ev == 106,
+		    "an update cut between the copies (8192 written, 4096 not): the newer generation counts");
+	ktap_result(chosen_of(6, 5, &ev) == 0 && ev == 106,
+		    "... and the other way round");
+	ktap_result(chosen_of(6, 6, &ev) == 0,
+		    "equal generations: the copy at 4096");
+
+	/* a format-1 superblock at 4096 over a format-2 copy left at 8192 */
+	make_sb2(&sb, 4, 1, 3);
+	sb.generation = 50;
+	mqs_sb_encode_area(&sb, NULL, area);
+	make_sb(&v1, 2, 0, 4);
+	mqs_sb_encode(&v1, area);
+	st = mqs_sb_decode_area(area, sizeof(area), &sb, &c, err, sizeof(err));
+	ktap_result(st == MQS_SB_OK && sb.version == 1 && c.nr == 1 &&
+		    c.chosen == 0 && !strcmp(sb.name, "db-4"),
+		    "a valid format-1 superblock at 4096 is the superblock: bytes from 8192 are not read as a copy");
+	/* a format-1 block copied to 8192 is no superblock there */
+	memset(area, 0, MQS_SB_SIZE);
+	mqs_sb_encode(&v1, area + MQS_SB_SIZE);
+	st = mqs_sb_decode_area(area, sizeof(area), &sb, &c, err, sizeof(err));
+	ktap_result(st == MQS_SB_INVALID && strstr(err, "read at byte 8192"),
+		    "a format-1 block at 8192 is refused: %s", err);
+	make_sb2(&sb, 4, 1, 3);
+	sb.sb_offset = 8192;
+	mqs_sb_encode(&sb, block);
+	ktap_result(mqs_sb_decode(block, &v1, err, sizeof(err)) ==
+		    MQS_SB_INVALID && strstr(err, "read at byte 4096"),
+		    "a copy saying 8192 read at 4096 is refused: %s", err);
+}
+
+/* Format 2's own checks: segments, reshape, queue depth, ro_compat. */
+static void test_v2_checks(void)
+{
+	struct mqs_sb sb, out;
+	enum mqs_sb_status st;
+
+	make_sb2(&sb, 4, 1, 8);
+	sb.nr_segments = 2;
+	ktap_result(decode_with(&sb) == MQS_SB_INVALID &&
+		    strstr(err, "segment count"),
+		    "format 2: two segments without a feature refused: %s",
+		    err);
+	make_sb2(&sb, 4, 1, 8);
+	mqs_sb_encode(&sb, block);
+	block[0x100 + 0x18] ^= 0x01;	/* segment 0's chunk */
+	fix_crc(block);
+	ktap_result(mqs_sb_decode(block, &out, err, sizeof(err)) ==
+		    MQS_SB_INVALID && strstr(err, "segment 0"),
+		    "format 2: segment 0 disagreeing with the header refused: %s",
+		    err);
+	mqs_sb_encode(&sb, block);
+	block[0x100 + 0x40 + 3] = 1;
+	fix_crc(block);
+	ktap_result(mqs_sb_decode(block, &out, err, sizeof(err)) ==
+		    MQS_SB_INVALID && strstr(err, "unused segment"),
+		    "format 2: an unused segment entry not zero refused: %s",
+		    err);
+	make_sb2(&sb, 4, 1, 8);
+	sb.reshape_pos = 65536;
+	ktap_result(decode_with(&sb) == MQS_SB_INVALID &&
+		    strstr(err, "reshape"),
+		    "format 2: a reshape position without a feature refused: %s",
+		    err);
+	make_sb2(&sb, 4, 1, 8);
+	sb.queue_depth = 4097;
+	ktap_result(decode_with(&sb) == MQS_SB_INVALID &&
+		    strstr(err, "queue depth 4097"),
+		    "format 2: queue depth 4097 refused: %s", err);
+	sb.queue_depth = 4096;
+	ktap_result(decode_with(&sb) == MQS_SB_OK,
+		    "format 2: queue depth 4096 valid");
+	make_sb2(&sb, 4, 1, 8);
+	sb.data_offset_bytes = 8192;
+	ktap_result(decode_with(&sb) == MQS_SB_INVALID &&
+		    strstr(err, "below 12K"),
+		    "format 2: data offset 8K refused (the second copy is there): %s",
+		    err);
+	sb.data_offset_bytes = 12288;
+	ktap_result(decode_with(&sb) == MQS_SB_OK,
+		    "format 2: data offset 12K valid");
+	make_sb2(&sb, 4, 1, 8);
+	sb.feature_ro_compat = 1ULL << 3;
+	mqs_sb_encode(&sb, block);
+	st = mqs_sb_decode(block, &out, err, sizeof(err));
+	ktap_result(st == MQS_SB_OK && out.feature_ro_compat == 1ULL << 3,
+		    "format 2: an unknown read-only-compatible flag decodes (assembly starts it read-only only)");
+	make_sb2(&sb, 4, 1, 8);
+	mqs_sb_encode(&sb, block);
+	memset(block + 0xd0, 0x5a, 0x30);
+	fix_crc(block);
+	st = mqs_sb_decode(block, &out, err, sizeof(err));
+	out.events++;
+	out.generation++;
+	mqs_sb_encode_area(&out, block, area);
+	ktap_result(st == MQS_SB_OK &&
+		    area[0xd0] == 0x5a && area[0xff] == 0x5a &&
+		    area[MQS_SB_SIZE + 0xd0] == 0x5a &&
+		    mqs_sb_decode(area, &sb, err, sizeof(err)) == MQS_SB_OK &&
+		    sb.events == 8 && sb.generation == 6,
+		    "format 2: a rewrite of both copies keeps the reserved bytes");
+	/* converting: a format-1 block as the source starts format 2 fresh */
+	make_sb(&sb, 4, 1, 8);
+	mqs_sb_encode(&sb, block);
+	memset(block + 0xb0, 0x77, 0x50);
+	fix_crc(block);
+	ktap_result(mqs_sb_decode(block, &out, err, sizeof(err)) == MQS_SB_OK,
+		    "format 1 with reserved bytes set: valid");
+	out.version = 2;
+	out.nr_segments = 1;
+	mqs_sb_encode_area(&out, block, area);
+	ktap_result(mqs_sb_decode(area, &sb, err, sizeof(err)) == MQS_SB_OK &&
+		    sb.version == 2 && !sb.feature_ro_compat &&
+		    !sb.generation && all_zero(area + 0xd0, 0x30) &&
+		    !memcmp(area + 0x200 + 16, out.member_uuid, 16),
+		    "a conversion from format 1 writes format 2 from scratch (%s)",
+		    err);
+}
+
+static void test_group_formats(void)
+{
+	static const uint32_t order[] = { 0, 1, 2 };
+	int rc;
+
+	/* a conversion to format 2 cut after the first member */
+	make_group(1, order, 3, 3);
+	make_sb2(&cands[0].sb, 3, 0, 1);
+	cands[0].sb.events = 8;
+	rc = mqs_group_check(cp, 3, false, slots, err, sizeof(err));
+	ktap_result(!rc, "members of formats 1 and 2 one event apart (a conversion cut short) are accepted: %s",
+		    rc ? err : "ok");
+	cands[1].sb.table[2][0] ^= 1;
+	rc = mqs_group_check(cp, 3, false, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "slot 2"),
+		    "... and their member tables compared: %s", err);
+}
+
 int main(void)
 {
 	ktap_header("stripectl superblock and assembly rules");
@@ -566,5 +890,10 @@ int main(void)
 	test_encode_over();
 	test_data_bytes();
 	test_group();
+	test_v2_layout();
+	test_v2_roundtrip();
+	test_v2_copies();
+	test_v2_checks();
+	test_group_formats();
 	return ktap_finish();
 }
