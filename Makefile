@@ -52,7 +52,8 @@ clean: module-clean
 # ---- installation ------------------------------------------------------------
 #
 #   make install [DESTDIR=] [PREFIX=/usr]  stripectl, stripectl(8), bash completion,
-#       udev rule, systemd unit
+#       udev rule, systemd unit, initramfs-tools hook and script (then run
+#       update-initramfs -u for a root or /usr on an array)
 #   make uninstall [DESTDIR=] [PREFIX=/usr]  removes exactly what install put
 #   make dkms-source DKMS_SRCDIR=.../mqstripe-<version>  the module source
 #       (used by make dkms-install and by tools/debian/rules)
@@ -71,12 +72,16 @@ UDEV_RULES := $(wildcard tools/udev/*.rules)
 SYSTEMD_UNITS := $(wildcard tools/systemd/*.service)
 UDEVRULESDIR ?= /lib/udev/rules.d
 SYSTEMDUNITDIR ?= /lib/systemd/system
+# Debian's initramfs-tools: the hook puts the module, stripectl and the
+# udev rule into the initramfs, the local-block script starts arrays there
+INITRAMFSDIR ?= /usr/share/initramfs-tools
 
 INSTALLED := $(SBINDIR)/stripectl $(MANDIR)/man8/stripectl.8.gz \
 	$(MANDIR)/man5/mqstripe.conf.5.gz \
 	$(BASHCOMPDIR)/stripectl \
 	$(addprefix $(UDEVRULESDIR)/,$(notdir $(UDEV_RULES))) \
-	$(addprefix $(SYSTEMDUNITDIR)/,$(notdir $(SYSTEMD_UNITS)))
+	$(addprefix $(SYSTEMDUNITDIR)/,$(notdir $(SYSTEMD_UNITS))) \
+	$(INITRAMFSDIR)/hooks/mqstripe $(INITRAMFSDIR)/scripts/local-block/mqstripe
 
 # The module source, exactly: what DKMS and the mqstripe-dkms package get.
 DKMS_NAME := mqstripe
@@ -94,6 +99,15 @@ define install_sbin_path
 
 endef
 
+# install_sbin_script FILE DEST: FILE to DESTDIR/DEST, mode 0755, with
+# /usr/sbin/stripectl rewritten as above
+define install_sbin_script
+	install -d $(DESTDIR)$(dir $(2))
+	sed 's|/usr/sbin/stripectl|$(SBINDIR)/stripectl|g' $(1) >$(DESTDIR)$(2)
+	chmod 0755 $(DESTDIR)$(2)
+
+endef
+
 install: stripectl
 	install -D -m 0755 tools/stripectl/stripectl $(DESTDIR)$(SBINDIR)/stripectl
 	install -d $(DESTDIR)$(MANDIR)/man8
@@ -105,6 +119,8 @@ install: stripectl
 	install -D -m 0644 tools/stripectl/stripectl.bash-completion \
 		$(DESTDIR)$(BASHCOMPDIR)/stripectl
 	$(foreach f,$(UDEV_RULES) $(SYSTEMD_UNITS),$(call install_sbin_path,$(f),$(if $(filter %.rules,$(f)),$(UDEVRULESDIR),$(SYSTEMDUNITDIR))))
+	$(call install_sbin_script,tools/initramfs/hook,$(INITRAMFSDIR)/hooks/mqstripe)
+	$(call install_sbin_script,tools/initramfs/local-block,$(INITRAMFSDIR)/scripts/local-block/mqstripe)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

@@ -7,6 +7,9 @@
   kmsg.py scan SEQ    print the bad lines logged after SEQ (WARNING, BUG,
                       Oops, hung tasks, RCU stalls, UBSAN, KASAN, lockdep,
                       sleeping in atomic context, leaks); exit 1 if any
+  kmsg.py scan-file FILE
+                      the same for a saved kernel log, one message per
+                      line (journalctl -k -o cat of a systemd guest)
   kmsg.py jiffies     print the kernel's jiffies (from /proc/timer_list)
   kmsg.py leaks JIFFIES [FILE [JIFFIES=NAME...]]
                       print the kmemleak reports of FILE (default
@@ -161,10 +164,14 @@ def main():
         path = sys.argv[3] if len(sys.argv) >= 4 else "/sys/kernel/debug/kmemleak"
         marks = [(int(m.split("=", 1)[0]), m.split("=", 1)[1]) for m in sys.argv[4:]]
         return leaks(int(sys.argv[2]), path, marks)
-    if len(sys.argv) != 3 or sys.argv[1] not in ("mark", "since", "scan"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("mark", "since", "scan",
+                                                 "scan-file"):
         sys.stderr.write(__doc__)
         return 2
     cmd, arg = sys.argv[1], sys.argv[2]
+    if cmd == "scan-file":
+        with open(arg, encoding="utf-8", errors="replace") as f:
+            return show_bad(f.read().splitlines())
     if cmd == "mark":
         with open("/dev/kmsg", "w") as f:
             f.write(arg + "\n")
@@ -183,7 +190,12 @@ def main():
         for msg in msgs:
             print(msg)
         return 0
-    # each bad line with what follows it (the call trace), once
+    return show_bad(msgs)
+
+
+def show_bad(msgs):
+    """Print each bad line with what follows it (the call trace), once;
+    return 1 if there was one."""
     shown = -1
     found = 0
     for i, msg in enumerate(msgs):
@@ -194,6 +206,7 @@ def main():
             print(msgs[j])
             shown = j
     return 1 if found else 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

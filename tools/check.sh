@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: the VM selftests on each Debian kernel and the benchmark
-# smoke test; beside them the host unit tests, the package tests and the
-# persistence tests on each Debian kernel; and the debug kernel's
+# smoke test; beside them the host unit tests, the package tests, the
+# persistence tests on each Debian kernel and the boot tests on 6.12; and
+# the debug kernel's
 # selftests at a low priority (tools/suites.sh; see "The plan" below).  Prints every suite's output as one block when it ends, with its
 # time, and ends with one line "N passed, N failed, N skipped" summed over
 # all of them.
@@ -153,6 +154,14 @@ for k in $debian_kernels; do
 	lane B "persistence tests on $k" "persistence tests on kernel $k (QEMU guests)" \
 		bash selftests/persist/run.sh --kernel "$k"
 done
+# a real boot (systemd, the image's own initramfs, the package installed)
+# on 6.12: after the package tests, whose .deb it installs in the image
+case " $debian_kernels " in
+*" 6.12 "*)
+	lane B "boot tests on 6.12" "boot tests on kernel 6.12 (a Debian 12 image booted with systemd, QEMU guests)" \
+		bash selftests/boot/run.sh --kernel 6.12
+	;;
+esac
 if [ "$debug_kernel" = 1 ]; then
 	case " $debug_suites " in
 	*" persist "*)

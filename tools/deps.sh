@@ -15,7 +15,7 @@ linux-headers-6.12-amd64
 qemu-system-x86 qemu-utils busybox-static
 fio xfsprogs e2fsprogs util-linux fdisk dmsetup mdadm udev python3
 dkms dh-dkms debhelper dpkg-dev lintian openssl xz-utils man-db groff-base
-bsdextrautils gnuplot-nox linux-perf"
+bsdextrautils gnuplot-nox linux-perf debootstrap"
 case ${1:-} in
 '') ;;
 debug-kernel) pkgs="$pkgs linux-source-6.12 libssl-dev" ;;

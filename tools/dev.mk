@@ -15,6 +15,7 @@
 #   make deb               build/deb/mqstripe-dkms_<v>_all.deb and
 #       build/deb/stripectl_<v>_<arch>.deb (tools/debian/), then lintian
 #   make pkg-check         the tests of these (tools/tests/pkg/)
+#   make boot-check        boot tests: a Debian image booted with systemd
 #   make bench, make bench-smoke   tools/bench/
 
 # Kernels the VM tests boot: Debian's 6.1 and 6.12 (see tools/vm/).
@@ -27,7 +28,7 @@ endif
 MODULE_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h module/uapi/*.h module/probes/*.c) module/probe.sh
 
 .PHONY: debug-module debug-kernel deps vm-modules check unit-check demo dev-clean \
-	dkms-install dkms-uninstall deb pkg-check bench bench-smoke
+	dkms-install dkms-uninstall deb pkg-check boot-check bench bench-smoke
 
 # One out-of-tree copy per kernel, so builds for several kernels coexist:
 # build/<release>/mqstripe.ko, loaded by the VM tests.
@@ -86,7 +87,7 @@ DEB_FILES := $(DKMS_FILES) README.md tools/stripectl/Makefile \
 	$(wildcard tools/stripectl/*.c tools/stripectl/*.h) \
 	tools/stripectl/stripectl.8 tools/stripectl/mqstripe.conf.5 \
 	tools/stripectl/stripectl.bash-completion \
-	$(UDEV_RULES) $(SYSTEMD_UNITS)
+	$(UDEV_RULES) $(SYSTEMD_UNITS) tools/initramfs/hook tools/initramfs/local-block
 
 dkms-install:
 	@command -v dkms >/dev/null || { echo "make: dkms is not installed: apt-get install dkms" >&2; exit 1; }
@@ -138,6 +139,13 @@ deb:
 # package tests need root and dkms, and restore the host afterwards.
 pkg-check: stripectl vm-modules
 	sh tools/tests/pkg/run.sh
+
+# Boot tests (selftests/boot/): a Debian 12 image (built once with
+# debootstrap, cached in /var/cache/mqstripe) booted with systemd, the
+# stripectl package installed in it: fstab by UUID, root on an array, a
+# missing member.
+boot-check: vm-modules
+	bash selftests/boot/run.sh --kernel $(or $(KVER),6.12)
 
 # Benchmarks (tools/bench/): mqstripe against md raid0, dm-stripe, the
 # members in parallel (JBOD) and one member, in QEMU guests; results in

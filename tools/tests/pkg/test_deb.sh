@@ -5,8 +5,9 @@
 # lintian reports no errors; dpkg -i installs both on the host, the
 # package's DKMS hook builds the module for every kernel with headers
 # (dkms status: installed; the .ko in updates/dkms/ with the right
-# vermagic), stripectl, its man page, completion, udev rule and systemd
-# unit (enabled) are in place; the
+# vermagic), stripectl, its man page, completion, udev rule, systemd
+# unit (enabled) and initramfs-tools hook are in place, the newest
+# kernel's initramfs rebuilt with them; the
 # DKMS-built module loads in a guest (PKG_VM=0 skips it); apt-get purge
 # removes all of it: the host's file list is what it was before.
 # Needs root, dpkg-dev, debhelper, dh-dkms, dkms (and lintian).
@@ -111,6 +112,28 @@ for f in tools/systemd/*.service; do
 		not_ok "$u enabled (/etc/systemd/system/$wanted.wants/)"
 	fi
 done
+
+# The initramfs-tools hook and local-block script, and the trigger that
+# rebuilt the newest kernel's initramfs with them (root or /usr on an
+# array): stripectl, the rule, the script and the DKMS-built module in it.
+for f in /usr/share/initramfs-tools/hooks/mqstripe \
+	/usr/share/initramfs-tools/scripts/local-block/mqstripe; do
+	check "initramfs-tools: $f (executable)" test -x "$f"
+done
+newest=$(linux-version list 2>/dev/null | linux-version sort | tail -n 1)
+if [ -n "$newest" ] && [ -r "/boot/initrd.img-$newest" ]; then
+	lsinitramfs "/boot/initrd.img-$newest" >"$TMP/initrd.list" 2>/dev/null
+	for f in usr/sbin/stripectl lib/udev/rules.d/64-mqstripe.rules \
+		scripts/local-block/mqstripe; do
+		check "the package's trigger rebuilt the initramfs of $newest: $f in it" \
+			grep -qE "^(usr/)?$f\$" "$TMP/initrd.list"
+	done
+	if [ -d "/lib/modules/$newest/build" ]; then
+		check "... and the DKMS-built module" grep -q "updates/dkms/mqstripe.ko" "$TMP/initrd.list"
+	fi
+else
+	not_ok "an initramfs of the newest kernel ($newest) to look into"
+fi
 
 # One guest boot: the module the package's DKMS hook built loads.
 k=${KERNELS[${#KERNELS[@]} - 1]}

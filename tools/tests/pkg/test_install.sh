@@ -4,8 +4,10 @@
 # make install / uninstall into a DESTDIR: exactly stripectl (0755), the
 # gzipped man page and the bash completion (0644) under PREFIX (default
 # /usr), the udev rules and systemd units of tools/udev and tools/systemd
-# (0644, in /lib/udev/rules.d and /lib/systemd/system, naming stripectl by
-# its installed path), and uninstall removes exactly those.  No root needed.
+# (0644, in /lib/udev/rules.d and /lib/systemd/system) and the
+# initramfs-tools hook and local-block script (0755, in
+# /usr/share/initramfs-tools), all naming stripectl by its installed path,
+# and uninstall removes exactly those.  No root needed.
 set -u
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,6 +23,8 @@ extras() {
 	local f
 	for f in tools/udev/*.rules; do [ -f "$f" ] && echo "lib/udev/rules.d/${f##*/} 644"; done
 	for f in tools/systemd/*.service; do [ -f "$f" ] && echo "lib/systemd/system/${f##*/} 644"; done
+	echo "usr/share/initramfs-tools/hooks/mqstripe 755"
+	echo "usr/share/initramfs-tools/scripts/local-block/mqstripe 755"
 }
 
 # install_case DESC SBINDIR WANT MAKEARGS...
@@ -32,7 +36,9 @@ install_case() {
 	check "$desc: make install" make -s install DESTDIR="$dest" "$@" || return
 	expect "$desc: installed files" "$want" "$(files "$dest" | xargs)"
 	bad=
-	for f in "$dest"/lib/udev/rules.d/* "$dest"/lib/systemd/system/*; do
+	for f in "$dest"/lib/udev/rules.d/* "$dest"/lib/systemd/system/* \
+		"$dest"/usr/share/initramfs-tools/hooks/* \
+		"$dest"/usr/share/initramfs-tools/scripts/local-block/*; do
 		[ -f "$f" ] || continue
 		grep -q "$sbindir/stripectl" "$f" || bad="$bad ${f#"$dest"/}"
 		if [ "$sbindir" != /usr/sbin ] && grep -q /usr/sbin/stripectl "$f"; then

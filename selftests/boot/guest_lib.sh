@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Sourced by every guest step of the boot tests (selftests/boot/run.sh):
+# one line per check, "ok - DESC" or "not ok - DESC", and "# " lines of
+# diagnostics, which the host counts and prints.
+
+# shellcheck disable=SC2034	# for the steps
+STRIPECTL=/usr/sbin/stripectl
+
+diag() { printf '# %s\n' "$*"; }
+
+# check DESC COMMAND...: passes if COMMAND succeeds
+check() {
+	local desc=$1
+	shift
+	if "$@" >/tmp/check.out 2>&1; then
+		echo "ok - $desc"
+	else
+		echo "not ok - $desc"
+		sed 's/^/#   /' /tmp/check.out | head -20
+	fi
+}
+
+# check_eq DESC WANT GOT
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		echo "ok - $1"
+	else
+		echo "not ok - $1"
+		printf '#   want: %s\n#   got:  %s\n' "$2" "$3"
+	fi
+}
+
+# The project as an admin installs it: the stripectl package (tool, udev
+# rule, boot unit enabled by its postinst), and the module where DKMS puts
+# it (/lib/modules/RELEASE/updates/dkms; built on the host from the same
+# tree: the image has no compiler).
+install_project() {
+	install -D -m 0644 /mnt/share/mqstripe.ko "/lib/modules/$KVER/updates/dkms/mqstripe.ko"
+	depmod -a "$KVER"
+	dpkg -i /mnt/share/stripectl.deb >/tmp/dpkg.out 2>&1 ||
+		{ echo "not ok - dpkg -i stripectl.deb"; sed 's/^/#   /' /tmp/dpkg.out; return 1; }
+	udevadm control --reload
+}
+
+# wait_for SECONDS COMMAND...: until COMMAND succeeds; 1 if it never did
+wait_for() {
+	local s=$1
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$s" -gt 0 ] || return 1
+		sleep 1
+		s=$((s - 1))
+	done
+}

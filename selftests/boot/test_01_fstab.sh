@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# A server's boot: an XFS on an array named "data", in /etc/fstab by its
+# UUID with nofail as the README says, is mounted by systemd during boot
+# after the NVMe drives came back in another order; the udev rule gives
+# the array's filesystem its /dev/disk/by-uuid and by-label links (what
+# systemd waits for), lsblk -f and findmnt see it, the data is intact.
+# Catches: an array whose filesystem has no by-uuid link (the fstab line
+# never mounted: systemd times out on the device), an array not assembled
+# at boot, or assembled from the drives in the wrong order.
+
+boot_test() {
+	drives 4 256M
+	step <<'GUEST'
+install_project || exit 1
+check "the package enabled mqstripe-assemble.service" systemctl is-enabled mqstripe-assemble.service
+modprobe mqstripe
+A=$($STRIPECTL create --name data --chunk 64K /dev/nvme0n1 /dev/nvme1n1 /dev/nvme2n1 /dev/nvme3n1) ||
+	{ echo "not ok - stripectl create"; exit 1; }
+udevadm settle
+mkfs.xfs -q -f -L dbdata "$A"
+udevadm settle
+U=$(blkid -s UUID -o value "$A")
+check "/dev/stripe/data" test -b /dev/stripe/data
+check "/dev/disk/by-uuid/$U" test "$(readlink -f /dev/disk/by-uuid/"$U")" = "$A"
+check "/dev/disk/by-label/dbdata" test "$(readlink -f /dev/disk/by-label/dbdata)" = "$A"
+check_eq "lsblk -f: FSTYPE xfs" xfs "$(lsblk -dno FSTYPE "$A")"
+mkdir -p /srv/data
+echo "UUID=$U /srv/data xfs defaults,nofail 0 0" >>/etc/fstab
+systemctl daemon-reload
+mount /srv/data
+dd if=/dev/urandom of=/srv/data/blob bs=1M count=16 status=none
+sha256sum /srv/data/blob >/root/blob.sha256
+umount /srv/data
+# the drives' serials in slot order: the drives, whatever their names
+for d in $($STRIPECTL list | awk '$2 == "data" { print $NF }' | tr , ' '); do
+	cat "/sys/class/block/$d/device/serial"
+done >/root/slots
+diag "slots: $(tr '\n' ' ' </root/slots)"
+$STRIPECTL stop data
+GUEST
+	boot "${D[0]},${D[1]},${D[2]},${D[3]}" "create, mkfs, fstab" || return
+	step <<'GUEST'
+# the mount is systemd's (nofail: not waited for by local-fs.target)
+wait_for 120 findmnt -n /srv/data
+check "srv-data.mount active" systemctl is-active srv-data.mount
+check_eq "/srv/data is the array's XFS" "xfs /dev/mqstripe0" \
+	"$(findmnt -n -o FSTYPE,SOURCE /srv/data | awk '{print $1, $2}')"
+check "the data is intact" sha256sum -c /root/blob.sha256
+for d in $($STRIPECTL list | awk '$2 == "data" { print $NF }' | tr , ' '); do
+	cat "/sys/class/block/$d/device/serial"
+done >/tmp/slots
+check "array 'data' assembled with the drives in their slots" cmp /root/slots /tmp/slots
+check "... which now have other names" \
+	test "$($STRIPECTL list | awk '$2 == "data" { print $NF }')" != nvme0n1,nvme1n1,nvme2n1,nvme3n1
+check "no failed unit" test -z "$(systemctl list-units --failed --no-legend)"
+systemctl list-units --failed --no-legend | sed 's/^/#   /'
+GUEST
+	# the same drives, attached in another order
+	boot "${D[2]},${D[1]},${D[3]},${D[0]}" "reboot, drives reordered"
+}

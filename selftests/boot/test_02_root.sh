@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Root on an array: the image's / copied onto an ext4 on a 4-member array,
+# then booted with root=UUID=... of that file system: the initramfs that
+# the stripectl package's trigger rebuilt (initramfs-tools hook: module,
+# stripectl, udev rule; local-block script) starts the array before the
+# root is mounted.
+# Catches: a hook that leaves out the module, stripectl or the rule, a
+# package that does not rebuild the initramfs, a local-block script that
+# does not start the array (the boot then waits for the root and drops to
+# the initramfs shell: the step never runs).
+
+boot_test() {
+	drives 4 384M
+	step <<'GUEST'
+install_project || exit 1
+lsinitramfs "/boot/initrd.img-$KVER" >/tmp/initramfs.list
+for f in usr/sbin/stripectl lib/udev/rules.d/64-mqstripe.rules \
+	scripts/local-block/mqstripe; do
+	check "the rebuilt initramfs has $f" grep -qE "^(usr/)?$f\$" /tmp/initramfs.list
+done
+check "the rebuilt initramfs has the module" grep -q "updates/dkms/mqstripe.ko" /tmp/initramfs.list
+modprobe mqstripe
+A=$($STRIPECTL create --name root --chunk 64K /dev/nvme0n1 /dev/nvme1n1 /dev/nvme2n1 /dev/nvme3n1) ||
+	{ echo "not ok - stripectl create"; exit 1; }
+mkfs.ext4 -q -F -L arrayroot "$A"
+mkdir -p /tmp/newroot /tmp/oldroot
+mount "$A" /tmp/newroot
+# the root file system alone (a bind mount has none of the others)
+mount --bind / /tmp/oldroot
+cp -a /tmp/oldroot/. /tmp/newroot/ || echo "not ok - copy / onto the array"
+umount /tmp/oldroot
+U=$(blkid -s UUID -o value "$A")
+echo "UUID=$U / ext4 defaults 0 1" >/tmp/newroot/etc/fstab
+echo "on the array" >/tmp/newroot/root/where
+umount /tmp/newroot
+$STRIPECTL stop root
+echo "$U" >/mnt/share/root-uuid
+check "root copied onto the array" test -s /mnt/share/root-uuid
+GUEST
+	boot "${D[0]},${D[1]},${D[2]},${D[3]}" "install, create, copy /" || return
+	step <<'GUEST'
+check_eq "/ is the array's ext4" "ext4 /dev/mqstripe0" \
+	"$(findmnt -n -o FSTYPE,SOURCE / | awk '{print $1, $2}')"
+check_eq "the copy on the array" "on the array" "$(cat /root/where)"
+check_eq "the array is 'root', 4 members, active" "root 4 active" \
+	"$($STRIPECTL list | awk '$2 == "root" { print $2, $4, $7 }')"
+check "no failed unit" test -z "$(systemctl list-units --failed --no-legend)"
+systemctl list-units --failed --no-legend | sed 's/^/#   /'
+GUEST
+	# shellcheck disable=SC2154	# share: the test's share (run.sh)
+	boot "${D[3]},${D[2]},${D[1]},${D[0]}" "root on the array, drives reordered" \
+		"root=UUID=$(cat "$share/root-uuid")"
+}

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# A member missing at boot: the array of the fstab line (nofail) cannot
+# start, the boot still completes (no emergency shell: the step runs),
+# the file system is not mounted, no array runs, and the boot-time unit's
+# journal says which slot is missing; with the drive back, the next boot
+# mounts it.
+# Catches: a boot that waits for or fails on an incomplete array, an
+# array started without a member, a refusal that does not say what is
+# missing.
+
+boot_test() {
+	drives 4 256M
+	step <<'GUEST'
+install_project || exit 1
+modprobe mqstripe
+A=$($STRIPECTL create --name data --chunk 64K /dev/nvme0n1 /dev/nvme1n1 /dev/nvme2n1 /dev/nvme3n1) ||
+	{ echo "not ok - stripectl create"; exit 1; }
+mkfs.xfs -q -f "$A"
+udevadm settle
+U=$(blkid -s UUID -o value "$A")
+mkdir -p /srv/data
+echo "UUID=$U /srv/data xfs defaults,nofail 0 0" >>/etc/fstab
+echo "data" >/srv/marker
+$STRIPECTL stop data
+check "array created and stopped" test -n "$U"
+GUEST
+	boot "${D[0]},${D[1]},${D[2]},${D[3]}" "create, fstab" || return
+	step <<'GUEST'
+check "the boot completed (multi-user.target)" systemctl is-active multi-user.target
+check "no array runs" test -z "$($STRIPECTL list 2>/dev/null | tail -n +2)"
+check "/srv/data not mounted" test -z "$(findmnt -n /srv/data)"
+journalctl -b -u mqstripe-assemble.service -o cat --no-pager >/tmp/unit.log
+check "the boot-time unit says slot 2 is missing" \
+	grep -qE "slot 2 \(member UUID [0-9a-f-]{36}\) is missing: found 3 of 4" /tmp/unit.log
+sed 's/^/#   /' /tmp/unit.log | head -5
+GUEST
+	# drive 2 (slot 2) left out
+	boot "${D[0]},${D[1]},${D[3]}" "one drive missing" || return
+	step <<'GUEST'
+wait_for 120 findmnt -n /srv/data
+check "with every drive back: /srv/data mounted" systemctl is-active srv-data.mount
+GUEST
+	boot "${D[3]},${D[2]},${D[1]},${D[0]}" "every drive back"
+}
