@@ -41,6 +41,10 @@ words are kept as given.
   --timeout SEC       kill the guest after SEC s, exit 124 (default 900)
   --udev              start systemd-udevd and trigger/settle before COMMAND
   --accel A           tcg | kvm | auto (default: $MQS_ACCEL or tcg)
+  --icount            deterministic guest time: single-threaded TCG with
+                      -icount shift=0,sleep=off (one guest ns per guest
+                      instruction, all vCPUs counted; idle time skipped);
+                      TCG only
   --console-log FILE  also save the raw console output to FILE
   -v, --verbose       print the qemu command line
   -h, --help          this text
@@ -71,6 +75,7 @@ envs=()
 append=''
 timeout_s=900
 udev=0
+icount=0
 accel=${MQS_ACCEL:-tcg}
 console_log=''
 verbose=0
@@ -89,6 +94,7 @@ while [ $# -gt 0 ]; do
 	-h | --help) usage 0 ;;
 	-v | --verbose) verbose=1; shift; continue ;;
 	--udev) udev=1; shift; continue ;;
+	--icount) icount=1; shift; continue ;;
 	--kernel | --cpus | --mem | --nvme | --nvme-size | --nvme-lbs | --nvme-pbs | --nvme-opts | \
 		--nvme-ns-opts | --nvme-images | --keep-images | --virtio-blk | --share | --env | --append | --timeout | \
 		--accel | --console-log) ;;
@@ -383,7 +389,20 @@ accel_args() {
 	# VIP set, impossible in long mode) in a step where no array
 	# existed, and one debug-kernel boot in CI that died in test_08.
 	# 4-level paging, as most real servers boot.
-	tcg) printf '%s\n' -accel tcg,thread=multi -cpu "${MQS_CPU:-max,la57=off}" ;;
+	# --icount: one thread runs the vCPUs in turn and the guest clock
+	# advances one nanosecond per instruction executed by any of them
+	# (QEMU adds every vCPU's instructions to one counter); with
+	# sleep=off, when every vCPU is idle the clock jumps to the next
+	# timer instead of waiting for it.  Guest time is then the guest's
+	# own work, whatever else the host runs.
+	tcg)
+		if [ "$icount" = 1 ]; then
+			printf '%s\n' -accel tcg,thread=single -icount shift=0,sleep=off
+		else
+			printf '%s\n' -accel tcg,thread=multi
+		fi
+		printf '%s\n' -cpu "${MQS_CPU:-max,la57=off}"
+		;;
 	kvm) printf '%s\n' -accel kvm -cpu "${MQS_CPU:-host}" ;;
 	esac
 }
@@ -409,9 +428,10 @@ kvm_probe() {
 }
 case $accel in
 tcg | kvm) ;;
-auto) if kvm_probe; then accel=kvm; else accel=tcg; fi ;;
+auto) if [ "$icount" = 1 ] || ! kvm_probe; then accel=tcg; else accel=kvm; fi ;;
 *) mqs_die "--accel: expected tcg, kvm or auto: $accel" ;;
 esac
+if [ "$icount" = 1 ] && [ "$accel" != tcg ]; then mqs_die "--icount needs TCG, not --accel $accel"; fi
 mapfile -t aargs < <(accel_args "$accel")
 
 qcmd=("$qemu_bin" -nodefaults -no-user-config -machine q35 "${aargs[@]}"
