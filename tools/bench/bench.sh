@@ -9,7 +9,9 @@
 # Environment:
 #   QUICK=1          quick mode (1 run per figure, short runs, fewer points)
 #   KVER=6.12        guest kernel (6.1, 6.12, a full release, debug)
-#   BENCH_SETUPS     member setups to run, default "a b c"
+#   BENCH_SETUPS     member setups to run, default "a b c d" (d: CPU cost
+#                    in guest time, always single-threaded TCG with icount;
+#                    PROFILE=1: "a b c")
 #   BENCH_CPUS       guest vCPUs (default 2, the host's cores)
 #   BENCH_MEM        guest memory in MiB (default 4096)
 #   BENCH_OUT        result directory (default bench-results/<timestamp>)
@@ -35,7 +37,9 @@ case $profile in '' | 0 | no | false) profile=0 ;; *) profile=1 ;; esac
 quick=${QUICK:-0}
 case $quick in '' | 0 | no | false) quick=0 ;; *) quick=1 ;; esac
 kver=${KVER:-6.12}
-setups=${BENCH_SETUPS:-a b c}
+# setup d has no profile points (perf samples host time, d counts guest
+# instructions)
+if [ "$profile" = 1 ]; then setups=${BENCH_SETUPS:-a b c}; else setups=${BENCH_SETUPS:-a b c d}; fi
 cpus=${BENCH_CPUS:-2}
 mem=${BENCH_MEM:-4096}
 accel=${MQS_ACCEL:-tcg}
@@ -78,7 +82,7 @@ declare -A est
 while read -r s e; do est[$s]=$e; done < <(BENCH_CPUS=$cpus $py "$here/benchlib.py" estimate "$quick" $setups)
 total=0
 for s in $setups; do
-	[ -n "${est[$s]:-}" ] || { say "unknown setup '$s' (a, b, c)"; exit 2; }
+	[ -n "${est[$s]:-}" ] || { say "unknown setup '$s' (a, b, c, d)"; exit 2; }
 	total=$((total + est[$s]))
 done
 
@@ -122,13 +126,21 @@ rc=0
 left=$total
 for s in $setups; do
 	left=$((left - est[$s]))
+	saccel=$accel
+	# setup d: the guest's clock counts its instructions (QEMU icount,
+	# TCG only), whatever MQS_ACCEL says
+	[ "$s" = d ] && saccel=tcg
 	opts=(--kernel "$kver" --cpus "$cpus" --mem "$mem" --share "$out"
-		--accel "$accel" --env "BENCH_T0=$t0" --env "BENCH_LATER=$left"
-		--env "BENCH_ACCEL=$accel" --timeout $((est[$s] * 2 + 300)))
+		--accel "$saccel" --env "BENCH_T0=$t0" --env "BENCH_LATER=$left"
+		--env "BENCH_ACCEL=$saccel" --timeout $((est[$s] * 2 + 300)))
 	[ -n "$clocksource" ] && opts+=(--append "clocksource=$clocksource")
 	case $s in
 	# poll queues on the NVMe members: W1's polled variant
 	c) opts+=(--nvme 4 --nvme-size 2G --append nvme.poll_queues=2) ;;
+	d)
+		opts+=(--nvme 0 --icount --env BENCH_ICOUNT=1)
+		[ -z "$clocksource" ] && opts+=(--append clocksource=tsc)
+		;;
 	*) opts+=(--nvme 0) ;;
 	esac
 	qflag=()

@@ -7,7 +7,9 @@ standard library only.
 
 Vocabulary
   setup    the member devices of one guest boot: a (memory-backed null_blk),
-           b (null_blk with device emulation), c (emulated NVMe)
+           b (null_blk with device emulation), c (emulated NVMe), d
+           (memory-backed null_blk in a guest whose clock counts its
+           instructions: CPU cost in guest time)
   system   mqstripe, md (md raid0), dm (dm-stripe), jbod (the members driven
            in parallel by fio, one job per member), single (one member)
   block    one fio invocation against one system (one array creation)
@@ -40,6 +42,47 @@ TITLE = {
 }
 
 MIB = 1 << 20
+
+# Setup d's points (workload CPU): the CPU cost of each system in guest
+# time.  The guest runs under QEMU's -icount shift=0,sleep=off
+# (run-vm.sh --icount): its clock advances one nanosecond per instruction
+# that any of its vCPUs executes, so on memory-backed members (no device
+# time) a figure in guest time counts instructions.
+CPU = "CPU"
+CPU_TITLE = ("CPU cost in guest time (one guest ns = one guest "
+             "instruction): memory-backed null_blk under QEMU icount")
+CPU_RANDREAD = "4K-randread"
+CPU_RANDWRITE = "4K-randwrite"
+CPU_MIX = "16K-randrw-75/25"
+CPU_POLLED = "4K-randread-polled"
+CPU_SEQREAD = "1M-seq-read"
+CPU_SEQWRITE = "1M-seq-write"
+# the points in report order, and the unit each is counted in: IOPS
+# (instructions per IO) or MB/s (instructions per MiB)
+CPU_POINTS = [CPU_RANDREAD, CPU_RANDWRITE, CPU_MIX, CPU_POLLED,
+              CPU_SEQREAD, CPU_SEQWRITE]
+CPU_METRIC = {CPU_RANDREAD: "iops", CPU_RANDWRITE: "iops", CPU_MIX: "iops",
+              CPU_POLLED: "iops", CPU_SEQREAD: "MBps", CPU_SEQWRITE: "MBps"}
+# a figure whose two rounds differ by more than this fails the setup
+CPU_ROUND_LIMIT = 0.02
+# the CPU-cost targets judged on setup d (report.TH_CPU: the thresholds;
+# report lines "cpu/randread4k MET" ...)
+CPU_TARGETS = ["randread4k", "randwrite4k", "randrw16k",
+               "randread4k-polled", "seqread1m", "randread4k-16members"]
+
+
+def cpu_points(quick, setup="d", vcpus=2):
+    """The figures setup d's plan makes: (variant, system, members,
+    chunk_kib) with chunk None for the members in parallel."""
+    out = set()
+    for st in plan(setup, quick, vcpus):
+        mem = ["/dev/x%d" % i for i in range(st["members"])]
+        devs = mem if st["system"] == "jbod" else ["/dev/arr"]
+        for j in step_jobs(st, setup, quick, devs, mem, vcpus):
+            m = j.meta
+            out.add((m["variant"], m["system"], m["members"],
+                     m["chunk_kib"]))
+    return sorted(out, key=lambda k: tuple(str(x) for x in k))
 
 # Member setups.  Sizes in MiB.  "region" is the part of every member the
 # random and sequential jobs touch (prefilled where reads of never-written
@@ -86,6 +129,22 @@ SETUPS = {
         "region": {"full": 256, "quick": 64},
         "prefill": True,
     },
+    "d": {
+        "title": CPU_TITLE,
+        "members": 4,
+        # the 4K random read at this many members too
+        "wide": 16,
+        "nvme": 0,
+        # run-vm.sh --icount: single-threaded TCG, -icount shift=0,sleep=off
+        "icount": True,
+        # as setup a, plus poll queues for the polled point; irqmode=1
+        # (softirq): a completion costs what an interrupt's would
+        "nullb": {"memory_backed": 1, "size": 128, "blocksize": 512,
+                  "max_sectors": 1024, "irqmode": 1,
+                  "hw_queue_depth": 64, "poll_queues": 2},
+        "region": {"full": 64, "quick": 64},
+        "prefill": True,
+    },
 }
 
 # Which workloads run where.  W3 (scaling to 16 members), W4 (reads against
@@ -96,10 +155,12 @@ SETUPS = {
 SETUP_WORKLOADS = {
     "full": {"a": ["W1", "W2", "W7", "W8"],
              "b": WORKLOADS,
-             "c": ["W1", "W2", "W6", "W7", "W8"]},
+             "c": ["W1", "W2", "W6", "W7", "W8"],
+             "d": [CPU]},
     "quick": {"a": ["W1", "W2", "W7"],
               "b": WORKLOADS,
-              "c": ["W1", "W2", "W7"]},
+              "c": ["W1", "W2", "W7"],
+              "d": [CPU]},
 }
 
 MAIN_CHUNK = 64  # KiB: W1, W2, W3, W5, W6
@@ -151,6 +212,9 @@ def params(quick):
             "w7_ios": 4, "w5_region_mib": 16,
             "w6_mib": {"b": 128}, "w6_before": 0.5,
             "w6_after": 0.5,
+            # setup d (guest time: one guest s = 1e9 instructions)
+            "cpu_reps": 2, "cpu_rt": 1.0, "cpu_ramp": 0.2,
+            "cpu_chunks": [64], "cpu_wide_systems": ["mqstripe"],
         }
     # rt_w5: 0.8 s runs (about 1500 fsyncs) varied by up to 15 % and gave
     # W5 0.89 x and 0.94 x in two full runs of the same code; 3 s runs
@@ -164,6 +228,9 @@ def params(quick):
         "w4_rt": 0.3,
         "w7_ios": 16, "w5_region_mib": 64,
         "w6_mib": {"b": 1024, "c": 512}, "w6_before": 3.0, "w6_after": 3.0,
+        "cpu_reps": 2, "cpu_rt": 2.0, "cpu_ramp": 0.2,
+        "cpu_chunks": [4, 64, 512],
+        "cpu_wide_systems": ["mqstripe", "md", "dm", "jbod"],
     }
 
 
@@ -210,7 +277,10 @@ class Job:
 # the runner rescales by what it measures as it goes.
 COST = {"job": 0.45, "invocation": 2.4, "create": {"mqstripe": 0.5,
         "md": 1.0, "dm": 1.2, "jbod": 0.0, "single": 0.0, "raw": 0.0},
-        "boot": 25.0, "prefill_bw": 150e6}
+        "boot": 25.0, "prefill_bw": 150e6,
+        # setup d: host seconds per guest second of fio under icount
+        # (one host thread runs both vCPUs), and its boot
+        "icount": 2.0, "icount_boot": 15.0}
 
 
 def ms(sec):
@@ -321,6 +391,67 @@ def block_jobs(setup, system, chunk, devs, members, p, wl, vcpus,
     return jobs
 
 
+def cpu_jobs(setup, system, chunk, devs, members, p, vcpus, region_mib,
+             wide=False, polls=None, prefix="c"):
+    """Setup d: the jobs of one system at one chunk (JBOD: chunk None).
+    Random points: io_uring, QD32 per vCPU in all, one job per vCPU on
+    the arrays (JBOD: one job per member, the same total queue depth).
+    Sequential points: 1 MiB, libaio, QD4 (JBOD: 1 MiB / members per IO
+    at QD4 on each member: the same bytes in flight).  wide: the 4K random
+    read only (the member-count point).  No exec_prerun/exec_postrun (stat
+    snapshots) and no CPU pinning here: under icount either made the
+    figures jump by up to a third from one run to the next (a snapshot's
+    fork and exec wait on the host, and the guest clock jumps meanwhile);
+    without them the same runs repeat within about 0.3 %."""
+    jobs = []
+    n = len(members)
+    meta0 = {"setup": setup, "system": system, "members": n,
+             "chunk_kib": chunk, "workload": CPU}
+    nreg = region_mib * (1 if system == "jbod" else n)
+    base = {"direct": 1, "size": "%dM" % nreg}
+    timed = p["cpu_rt"] + p["cpu_ramp"]
+    tmo = timed_opts(p["cpu_rt"], p["cpu_ramp"])
+    # the cost model: host seconds per guest second
+    est = timed * COST["icount"] + 0.3
+
+    def add(variant, opts, secs):
+        m = dict(meta0, variant=variant)
+        jobs.append(Job("%s%02d" % (prefix, len(jobs)), m, opts, secs,
+                        timed, est=est))
+
+    def rand_secs():
+        if system == "jbod":
+            tot = 32 * vcpus
+            return [{"filename": d, "iodepth": max(1, tot // n)}
+                    for d in devs]
+        return [{"filename": devs[0], "iodepth": 32} for _ in range(vcpus)]
+
+    main = chunk in (None, MAIN_CHUNK)
+    if main:
+        o = dict(base, rw="randread", bs="4K", ioengine="io_uring", **tmo)
+        add(CPU_RANDREAD, o, rand_secs())
+        if wide:
+            return jobs
+        add(CPU_RANDWRITE, dict(o, rw="randwrite"), rand_secs())
+        add(CPU_MIX, dict(o, rw="randrw", rwmixread=75, bs="16K"),
+            rand_secs())
+        # polled: where every target polls (md cannot: its io_poll is 0;
+        # the report sets md's interrupt figure beside the others')
+        if all(polls(d) if polls else system != "md" for d in devs):
+            add(CPU_POLLED, dict(o, hipri=1), rand_secs())
+    for rw, var in (("read", CPU_SEQREAD), ("write", CPU_SEQWRITE)):
+        o = dict(base, rw=rw, ioengine=SEQ_ENGINE, **tmo)
+        if system == "jbod":
+            if not main:
+                continue
+            secs = [{"filename": d, "iodepth": 4, "bs": "%dK" % (1024 // n)}
+                    for d in devs]
+        else:
+            secs = [{"filename": devs[0], "iodepth": 4, "bs": "1M"}]
+        add(var, o, secs)
+    return jobs
+
+
 def w3_jobs(setup, system, n, devs, p, region_mib, prefix="s"):
     """W3 scaling point at n members (chunk 64 KiB for arrays)."""
     jobs = []
@@ -388,6 +519,8 @@ def plan(setup, quick, vcpus=2):
     s = SETUPS[setup]
     n = s["members"]
     steps = []
+    if CPU in wl:
+        return cpu_plan(setup, p)
     for rep in range(1, p["reps"] + 1):
         order = rotate(ARRAYS, rep - 1)
         # the single member and JBOD need no array: one fio invocation
@@ -428,6 +561,32 @@ def plan(setup, quick, vcpus=2):
     return steps
 
 
+def cpu_plan(setup, p):
+    """Setup d: two rounds in the one boot, the systems' order rotated in
+    the second; the members in parallel, each array at each chunk, then
+    the 4K random read at the wide member count."""
+    s = SETUPS[setup]
+    n, wide = s["members"], s["wide"]
+    steps = []
+    reps = p["cpu_reps"]
+    for rep in range(1, reps + 1):
+        order = rotate(ARRAYS, rep - 1)
+        steps.append({"kind": "cpu", "rep": rep, "reps": reps,
+                      "system": "jbod", "chunk": None, "members": n})
+        for chunk in p["cpu_chunks"]:
+            for system in order:
+                steps.append({"kind": "cpu", "rep": rep, "reps": reps,
+                              "system": system, "chunk": chunk,
+                              "members": n})
+        for system in order + ["jbod"]:
+            if system in p["cpu_wide_systems"]:
+                steps.append({"kind": "cpu", "rep": rep, "reps": reps,
+                              "system": system, "wide": True,
+                              "chunk": None if system == "jbod" else
+                              MAIN_CHUNK, "members": wide})
+    return steps
+
+
 def step_jobs(step, setup, quick, devs, members, vcpus=2,
               polls=None):
     """devs: the target (array device, or the members for JBOD);
@@ -448,6 +607,10 @@ def step_jobs(step, setup, quick, devs, members, vcpus=2,
     if step["kind"] == "w5":
         return w5_jobs(setup, step["system"], step["members"], devs,
                        members, p)
+    if step["kind"] == "cpu":
+        return cpu_jobs(setup, step["system"], step["chunk"], devs, members,
+                        p, vcpus, reg, wide=step.get("wide", False),
+                        polls=polls)
     return []
 
 
@@ -461,6 +624,8 @@ def step_estimate(step, setup, quick, vcpus=2):
     mem = ["/dev/x%d" % i for i in range(step["members"])]
     devs = mem if step["system"] in ("jbod", "raw") else ["/dev/arr"]
     jobs = step_jobs(step, setup, quick, devs, mem, vcpus)
+    if step["kind"] == "cpu":
+        return 1.5 + sum(j.est for j in jobs)
     return (COST["invocation"] + COST["create"][step["system"]] +
             sum(j.est for j in jobs))
 
@@ -469,10 +634,10 @@ def setup_estimate(setup, quick, vcpus=2):
     """Seconds for one boot: boot, member setup, prefill, the steps."""
     p = params(quick)
     s = SETUPS[setup]
-    t = COST["boot"]
+    t = COST["icount_boot"] if s.get("icount") else COST["boot"]
     if s.get("prefill"):
-        t += s["members"] * (s["region"][p["mode"]] + 4) * MIB / \
-            COST["prefill_bw"] + 3
+        t += max(s["members"], s.get("wide", 0)) * \
+            (s["region"][p["mode"]] + 4) * MIB / COST["prefill_bw"] + 3
     return t + sum(step_estimate(st, setup, quick, vcpus)
                    for st in plan(setup, quick, vcpus))
 
@@ -554,7 +719,17 @@ def job_metrics(job_meta, fj, pre, post, user_hz=100):
     iops = r["iops"] + w["iops"]
     cpu_s = (fj.get("usr_cpu", 0) + fj.get("sys_cpu", 0)) / 100.0 * \
         rt_ms / 1000.0
-    if wlname == "W1":
+    if wlname == CPU:
+        # guest time: one guest ns per instruction of any vCPU (QEMU's
+        # icount counts them all in one clock), so guest ns per IO (per
+        # MiB) is the instructions the whole guest spent on each
+        if CPU_METRIC.get(job_meta["variant"]) == "iops":
+            m["iops"] = iops
+            m["insn_per_io"] = 1e9 / iops if iops else None
+        else:
+            m["MBps"] = bw
+            m["insn_per_MiB"] = 1e9 * MIB / (bw * 1e6) if bw else None
+    elif wlname == "W1":
         m["iops"] = iops
         m["cpu_us_per_io"] = cpu_s / ios * 1e6 if ios else None
         busy, _ = cpu_busy_jiffies(pre, post)

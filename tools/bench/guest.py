@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """In-guest benchmark runner: one member setup per boot.
 
-    guest.py --setup a|b|c --out DIR [--quick]
+    guest.py --setup a|b|c|d --out DIR [--quick]
 
 Run by tools/bench/bench.sh through tools/vm/run-vm.sh (DIR is shared with
 the host).  Creates the members, then for every step of the plan
@@ -19,6 +19,12 @@ exec_prerun/exec_postrun, and tears the array down.  Writes:
 
 Errors in one step are recorded and the run goes on; the report shows what
 is missing.
+
+Setup d runs in a guest booted with QEMU's icount (run-vm.sh --icount):
+its clock counts instructions, runs at no fixed rate against the host's and
+jumps ahead whenever every vCPU is idle.  There the harness's own waits
+(timeouts, progress, the run's duration) follow the emulated RTC, which
+QEMU keeps in host time, and the clock check does not apply.
 """
 
 import argparse
@@ -49,6 +55,18 @@ DM_NAME = "benchdm"
 MD_DEV = "/dev/md0"
 
 
+def rtc_now():
+    """Host time from the emulated CMOS RTC (whole seconds)."""
+    v = readf("/sys/class/rtc/rtc0/since_epoch")
+    return float(v) if v else time.time()
+
+
+# The clock of the harness's own waits and progress: the guest's, but the
+# RTC's under icount (main() picks it), where a guest second is 1e9
+# instructions and an idle guest's clock jumps to its next timer
+NOW = time.time
+
+
 class Stuck(Exception):
     """A process that does not exit even when killed (IO that never
     completes): the members cannot be used any more in this boot."""
@@ -61,11 +79,15 @@ def run_bounded(cmd, timeout, cwd=None, shell=False):
     p = subprocess.Popen(cmd, shell=shell, cwd=cwd, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=timeout)
-        return p.returncode, out, err, False
-    except subprocess.TimeoutExpired:
-        pass
+    end = NOW() + timeout
+    while True:
+        try:
+            out, err = p.communicate(
+                timeout=max(1.0, min(10.0, end - NOW())))
+            return p.returncode, out, err, False
+        except subprocess.TimeoutExpired:
+            if NOW() >= end:
+                break
     diag = diagnostics()
     try:
         os.killpg(p.pid, signal.SIGKILL)
@@ -164,7 +186,7 @@ class Runner:
         os.makedirs(WORK, exist_ok=True)
         self.manifest = open(os.path.join(self.raw, "manifest.jsonl"), "a")
         self.plog = open(os.path.join(self.raw, "progress.log"), "a")
-        self.t0 = float(os.environ.get("BENCH_T0") or time.time())
+        self.t0 = float(os.environ.get("BENCH_T0") or NOW())
         self.later = float(os.environ.get("BENCH_LATER") or 0)
         self.vcpus = os.cpu_count() or 1
         self.est_done = 0.0
@@ -174,7 +196,7 @@ class Runner:
                      "workloads": B.SETUP_WORKLOADS[self.mode][setup],
                      "limits": {}, "errors": [], "warnings": [],
                      "member_params": {},
-                     "started": time.time()}
+                     "started": NOW()}
         self.nseq = 0
         # kernel log from here on: saved whole when a step fails and
         # scanned for kernel reports when the setup ends
@@ -188,7 +210,7 @@ class Runner:
         self.plog.flush()
 
     def progress(self, desc, left_here):
-        el = time.time() - self.t0
+        el = NOW() - self.t0
         f = 1.0
         if self.est_done > 20:
             f = max(0.5, min(4.0, self.act_done / self.est_done))
@@ -261,7 +283,7 @@ class Runner:
             self.info["nullb_features"] = readf(
                 "/sys/kernel/config/nullb/features")
             prm = dict(s["nullb"], submit_queues=self.vcpus)
-            count = s["members"]
+            count = max(s["members"], s.get("wide", 0))
             if "W3" in self.info["workloads"] or "W6" in self.info[
                     "workloads"]:
                 count = max(count, max(self.p["w3_counts"]))
@@ -292,7 +314,10 @@ class Runner:
         if not self.s.get("prefill"):
             return
         reg = self.s["region"][self.mode] + 4
-        mem = self.members[:self.s["members"]]
+        # setup d reads every member (its wide point); the others the
+        # first ones
+        mem = self.members if self.s.get("wide") else \
+            self.members[:self.s["members"]]
         self.progress("prefill %d MiB of %d members" % (reg, len(mem)),
                       self.left_est(0))
         t = time.time()
@@ -402,6 +427,11 @@ class Runner:
                 if j.meta["workload"] not in seen:
                     seen.append(j.meta["workload"])
             wls = " ".join(seen)
+        if st["kind"] == "cpu":
+            have = {j.meta["variant"] for j in jobs}
+            wls = " ".join(v for v in B.CPU_POINTS if v in have)
+            return "round %d/%d %s on %s (%s)" % (
+                st["rep"], st["reps"], wls, sysl, where)
         return "rep %d/%d %s on %s (%s)" % (st["rep"], self.p["reps"], wls,
                                             sysl, where)
 
@@ -416,14 +446,14 @@ class Runner:
         jf = write_job_file(jobs)
         outp = os.path.join(WORK, "out.json")
         tmo = 120 + sum(j.timed for j in jobs) * 4 + 10 * len(jobs)
-        t = time.time()
+        t = NOW()
         rc, _, err, timed_out = run_bounded(
             ["fio", "--output-format=json", "--output", outp, jf], tmo,
             cwd=WORK)
         r = subprocess.CompletedProcess([], rc, "", err or "")
         if timed_out:
             r.returncode = 124
-        dur = time.time() - t
+        dur = NOW() - t
         rel = os.path.join("r%d" % st["rep"], sid + ".json")
         if os.path.exists(outp):
             shutil.copy(outp, os.path.join(self.raw, rel))
@@ -466,7 +496,13 @@ class Runner:
                               B.parse_grep_stat(jr.get("pre")),
                               B.parse_grep_stat(jr.get("post")))
             wl, var = jr["meta"]["workload"], jr["meta"]["variant"]
-            if wl in ("W1", "W2", "W8") and m.get("iops") is not None:
+            if wl == B.CPU and m.get("insn_per_io"):
+                parts.append("%s %.1fk IOPS (%.0f insn/IO)" % (
+                    var, m["iops"] / 1000, m["insn_per_io"]))
+            elif wl == B.CPU and m.get("insn_per_MiB"):
+                parts.append("%s %.0f MB/s (%.0fk insn/MiB)" % (
+                    var, m["MBps"], m["insn_per_MiB"] / 1000))
+            elif wl in ("W1", "W2", "W8") and m.get("iops") is not None:
                 parts.append("%s %.1fk IOPS" % (wl, m["iops"] / 1000))
             elif wl == "W3":
                 parts.append("%s %s %.0f MB/s" % (wl, var[4:], m["MBps"]))
@@ -596,6 +632,9 @@ class Runner:
         go to DIR/profile/<setup>-<point>-<system>.txt."""
         self.info["env"] = {}
         self.ests = []  # no plan: no estimate in the progress lines
+        if not B.PROFILE.get(self.setup):
+            self.say("setup %s has no profile points" % self.setup)
+            return
         self.check_clock()
         self.prepare()
         pdir = os.path.join(self.out, "profile")
@@ -711,9 +750,24 @@ class Runner:
         steps = B.plan(self.setup, self.quick, self.vcpus)
         self.ests = [B.step_estimate(st, self.setup, self.quick, self.vcpus)
                      for st in steps]
-        # the clock first: with a miscalibrated TSC every timeout is wrong
         self.info["env"] = {}
-        self.check_clock()
+        if self.s.get("icount"):
+            # the guest clock counts instructions by design: nothing to
+            # check against the RTC (host time)
+            if os.environ.get("BENCH_ICOUNT") != "1":
+                raise RuntimeError("setup %s needs a guest booted with "
+                                   "icount (run-vm.sh --icount)" %
+                                   self.setup)
+            self.info["env"]["clock"] = (
+                "QEMU icount shift=0,sleep=off: one guest ns per "
+                "instruction of any vCPU")
+            self.info["env"]["clocksource"] = readf(
+                "/sys/devices/system/clocksource/clocksource0/"
+                "current_clocksource")
+        else:
+            # the clock first: with a miscalibrated TSC every timeout is
+            # wrong
+            self.check_clock()
         self.info["env"].update(self.environment())
         self.say("setup %s: %s; %s mode, %d steps, estimate %s" % (
             self.setup, self.s["title"], self.mode, len(steps),
@@ -785,7 +839,7 @@ class Runner:
                 jobs = B.step_jobs(st, self.setup, self.quick,
                                    jdevs or ["/dev/x"], members, self.vcpus)
             self.progress(self.describe(st, jobs), self.left_est(i))
-            t = time.time()
+            t = NOW()
             dev = None
             try:
                 ctime = 0.0
@@ -816,9 +870,9 @@ class Runner:
                     # hung IO: nothing more can run on these members
                     raise
                 self.cleanup_all()
-            self.act_done += time.time() - t
+            self.act_done += NOW() - t
             self.est_done += self.ests[i]
-        self.info["finished"] = time.time()
+        self.info["finished"] = NOW()
         self.info["seconds"] = self.info["finished"] - self.info["started"]
         self.say("setup %s done in %s (estimate was %s)" % (
             self.setup, fmt_t(self.info["seconds"]), fmt_t(sum(self.ests))))
@@ -892,6 +946,9 @@ def main():
                     help="perf profiles (benchlib.PROFILE) instead of the "
                     "plan")
     a = ap.parse_args()
+    if B.SETUPS[a.setup].get("icount"):
+        global NOW
+        NOW = rtc_now
     r = Runner(a.setup, a.quick, os.path.abspath(a.out))
     rc = 0
     try:

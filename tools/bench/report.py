@@ -539,6 +539,246 @@ def targets(D, F, th=None):
     return res
 
 
+# ------------------------------------------------------------------ setup d
+
+# The CPU-cost targets (report lines "cpu/randread4k MET" ...): ratios of
+# figures in guest time (setup d), medians of its two rounds.  MIN: the
+# least ratio mqstripe / other; "members": the 4K random read at the wide
+# member count against the 4-member figure, within this share either way.
+TH_CPU = {
+    "randread4k": {"md": 1.05, "dm": 1.15, "jbod": 0.90},
+    "randwrite4k": {"md": 1.05, "dm": 1.15, "jbod": 0.90},
+    "randrw16k": {"md": 1.05},
+    # md cannot poll: its interrupt-driven figure
+    "randread4k-polled": {"md": 1.25, "dm": 1.05},
+    "seqread1m": {"md": 1.05, "dm": 1.2},
+    "randread4k-16members": {"within": 0.03},
+}
+assert list(TH_CPU) == B.CPU_TARGETS
+
+
+def cpu_setups(D):
+    return sorted({r["setup"] for r in D.runs if r["workload"] == B.CPU})
+
+
+def cpu_rounds(D, F):
+    """Every figure of setup d with its rounds and their spread (largest
+    over smallest, minus 1); ok: two rounds or more, within
+    B.CPU_ROUND_LIMIT."""
+    out = []
+    for k in sorted(F.f, key=lambda k: tuple(str(x) for x in k)):
+        setup, wl, var, system, n, chunk = k
+        if wl != B.CPU:
+            continue
+        mk = B.CPU_METRIC.get(var)
+        g = F.get(setup, wl, var, system, n, chunk, mk)
+        if not g:
+            continue
+        v = g["values"]
+        spread = max(v) / min(v) - 1 if min(v) > 0 else None
+        ok = len(v) >= 2 and spread is not None and \
+            spread <= B.CPU_ROUND_LIMIT + 1e-12
+        out.append({"setup": setup, "variant": var, "system": system,
+                    "members": n, "chunk_kib": chunk, "metric": mk,
+                    "rounds": v, "spread": spread, "ok": ok})
+    return out
+
+
+def cpu_round_problems(rounds):
+    """One problem line per figure whose rounds disagree (the setup
+    failed: its figures are not the steady cost they are meant to be)."""
+    out = []
+    for r in rounds:
+        if r["ok"]:
+            continue
+        where = "%s on %s, %d members%s" % (
+            r["variant"], B.LABEL.get(r["system"], r["system"]),
+            r["members"], ", chunk %dK" % r["chunk_kib"]
+            if r["chunk_kib"] else "")
+        if len(r["rounds"]) < 2:
+            out.append("setup %s failed: %s: %d round(s), 2 needed" % (
+                r["setup"], where, len(r["rounds"])))
+        else:
+            out.append("setup %s failed: %s: the rounds differ by %.1f %% "
+                       "(%s), more than %g %%" % (
+                           r["setup"], where, 100 * r["spread"],
+                           " / ".join(fnum(x) for x in r["rounds"]),
+                           100 * B.CPU_ROUND_LIMIT))
+    return out
+
+
+def targets_cpu(D, F):
+    """One verdict per CPU-cost target (TH_CPU) from setup d's figures."""
+    res = []
+    setups = cpu_setups(D)
+
+    def add(tid, text, status, figure):
+        res.append({"id": tid, "target": text, "status": status,
+                    "figure": figure})
+
+    def fig(s, var, system, n, chunk):
+        if system == "jbod":
+            chunk = None
+        return F.med(s, B.CPU, var, system, n, chunk, B.CPU_METRIC[var])
+
+    def peers(tid, var, text, other_var=None, chunks=(B.MAIN_CHUNK,)):
+        th = TH_CPU[tid]
+        parts, ok, seen = [], True, False
+        for s in setups:
+            n = B.SETUPS.get(s, {}).get("members", 4)
+            for c in chunks:
+                a = fig(s, var, "mqstripe", n, c)
+                if a is None:
+                    continue
+                txt, have = [], True
+                for o, lim in th.items():
+                    b = fig(s, other_var or var if o == "md" else var, o, n,
+                            c)
+                    r = ratio(a, b)
+                    if r is None:
+                        have = False
+                        txt.append("%s not measured" % B.LABEL[o])
+                        continue
+                    ok &= r >= lim
+                    txt.append("%.2f x %s (need %.2f)" % (r, B.LABEL[o],
+                                                          lim))
+                if not have:
+                    ok = False
+                seen = True
+                parts.append("%s%s: %s" % (
+                    s, " chunk %dK" % c if len(chunks) > 1 or
+                    c != B.MAIN_CHUNK else "", ", ".join(txt)))
+        add(tid, text, verdict(seen, ok), "; ".join(parts))
+
+    peers("randread4k", B.CPU_RANDREAD, "4K random read IOPS in guest time "
+          "at least 1.05 x md raid0's, 1.15 x dm-stripe's and 0.90 x the "
+          "members' in parallel")
+    peers("randwrite4k", B.CPU_RANDWRITE, "4K random write IOPS in guest "
+          "time at least 1.05 x md raid0's, 1.15 x dm-stripe's and 0.90 x "
+          "the members' in parallel")
+    peers("randrw16k", B.CPU_MIX, "16K random 75/25 read/write IOPS in "
+          "guest time at least 1.05 x md raid0's")
+    peers("randread4k-polled", B.CPU_POLLED, "polled 4K random read IOPS "
+          "in guest time at least 1.25 x md raid0's interrupt-driven "
+          "figure (md cannot poll) and 1.05 x dm-stripe's polled",
+          other_var=B.CPU_RANDREAD)
+    chunks = sorted({r["chunk_kib"] for r in D.runs if r["workload"] ==
+                     B.CPU and r["variant"] == B.CPU_SEQREAD and
+                     r["system"] == "mqstripe" and r["chunk_kib"]})
+    peers("seqread1m", B.CPU_SEQREAD, "1 MiB sequential read MB/s in guest "
+          "time at least 1.05 x md raid0's and 1.2 x dm-stripe's at every "
+          "chunk measured (full run: 4K, 64K, 512K)",
+          chunks=chunks or (B.MAIN_CHUNK,))
+    # the member count: the same 4K random read at the wide count
+    within = TH_CPU["randread4k-16members"]["within"]
+    parts, ok, seen = [], True, False
+    for s in setups:
+        n = B.SETUPS.get(s, {}).get("members", 4)
+        w = B.SETUPS.get(s, {}).get("wide", 16)
+        a4 = fig(s, B.CPU_RANDREAD, "mqstripe", n, B.MAIN_CHUNK)
+        aw = fig(s, B.CPU_RANDREAD, "mqstripe", w, B.MAIN_CHUNK)
+        r = ratio(aw, a4)
+        if r is None:
+            continue
+        seen = True
+        ok &= abs(r - 1) <= within + 1e-12
+        parts.append("%s: %.2f x (%s IOPS at %d members, %s at %d)" % (
+            s, r, fnum(aw), w, fnum(a4), n))
+    add("randread4k-16members", "4K random read IOPS in guest time at 16 "
+        "members within %g %% of the 4-member figure" % (100 * within),
+        verdict(seen, ok), "; ".join(parts))
+    return res
+
+
+def cpu_section(md, D, F, rounds):
+    """Setup d's figures: both rounds, their spread, instructions per IO
+    (per MiB), the guest's idle share, mqstripe against each system."""
+    byk = {(r["setup"], r["variant"], r["system"], r["members"],
+            r["chunk_kib"]): r for r in rounds}
+    for s in cpu_setups(D):
+        info = D.setups.get(s, {})
+        n = B.SETUPS.get(s, {}).get("members", 4)
+        md("## Setup %s: %s" % (s, B.CPU_TITLE))
+        md()
+        md("The guest runs under QEMU's `-accel tcg,thread=single -icount "
+           "shift=0,sleep=off`: one host thread executes the vCPUs in turn "
+           "and QEMU adds the instructions of every vCPU to one counter, "
+           "from which the guest's clock runs, one nanosecond per "
+           "instruction. With sleep=off, when every vCPU is idle the clock "
+           "jumps to the next timer. On memory-backed null_blk members "
+           "there is no device time, so a figure in guest time (fio's "
+           "IOPS, MB/s) counts instructions: **instructions per IO = "
+           "1e9 / IOPS** (per MiB: 1e9 x 1 MiB / bytes per second), the "
+           "instructions of all vCPUs together (fio, the block layer, the "
+           "driver, null_blk's copy, softirqs, the idle loop), whichever "
+           "vCPU ran them; time that the clock skipped while every vCPU "
+           "was idle counts too, so a figure is an upper bound of the "
+           "instructions (these jobs keep the vCPUs busy). The host's load "
+           "does not enter these figures; each figure ran in two rounds in "
+           "one boot, and rounds more than %g %% apart fail the setup." %
+           (100 * B.CPU_ROUND_LIMIT))
+        md()
+        bad = [r for r in rounds if r["setup"] == s and not r["ok"]]
+        if bad:
+            md("**Setup %s FAILED: %d figure%s whose rounds differ by more "
+               "than %g %% (see Problems).**" % (
+                   s, len(bad), "s" if len(bad) > 1 else "",
+                   100 * B.CPU_ROUND_LIMIT))
+            md()
+        md("Random points: io_uring, O_DIRECT, QD32 per vCPU in all (arrays:"
+           " one job per vCPU; the members in parallel: one job per member, "
+           "the same total). Polled: fio "
+           "`hipri=1` on null_blk's poll queues (md cannot poll: its "
+           "interrupt figure is the 4K random read's). Sequential: 1 MiB, "
+           "libaio, QD4 (the members in parallel: 1 MiB / members per IO "
+           "at QD4 on each, the same bytes in flight). Params: %s." % (
+               ", ".join("%s=%s" % kv for kv in sorted(
+                   ((info.get("member_params") or {}).get("nullb") or
+                    {}).items()))))
+        md()
+        for var in B.CPU_POINTS:
+            mk = B.CPU_METRIC[var]
+            unit = "IOPS" if mk == "iops" else "MB/s"
+            per = "insn/IO" if mk == "iops" else "insn/MiB"
+            pk = "insn_per_io" if mk == "iops" else "insn_per_MiB"
+            keys = sorted({(r["members"], r["chunk_kib"] or 0, r["system"])
+                           for r in D.runs if r["setup"] == s and
+                           r["workload"] == B.CPU and r["variant"] == var},
+                          key=lambda x: (x[0], x[1], SYS_ORDER.index(x[2])))
+            if not keys:
+                continue
+            rows = []
+            for mem, c, x in keys:
+                ch = None if x == "jbod" else c
+                rr = byk.get((s, var, x, mem, ch)) or {}
+                v = rr.get("rounds") or []
+                a = F.med(s, B.CPU, var, x, mem, ch, mk)
+                mq = F.med(s, B.CPU, var, "mqstripe", mem,
+                           c if x != "jbod" else B.MAIN_CHUNK, mk)
+                if x == "jbod" and var in (B.CPU_SEQREAD, B.CPU_SEQWRITE):
+                    mq = F.med(s, B.CPU, var, "mqstripe", mem, B.MAIN_CHUNK,
+                               mk)
+                rows.append([
+                    B.LABEL[x], str(mem), "%dK" % c if ch else "–",
+                    fnum(v[0]) if v else "–",
+                    fnum(v[1]) if len(v) > 1 else "–",
+                    ("%.2f %%" % (100 * rr["spread"]) +
+                     ("" if rr["ok"] else " **FAILED**"))
+                    if rr.get("spread") is not None else "–",
+                    fnum(F.med(s, B.CPU, var, x, mem, ch, pk)),
+                    "–" if x == "mqstripe" else fratio(ratio(mq, a))])
+            md("### %s (%s)" % (var, unit))
+            md()
+            md.table(["system", "members", "chunk", "round 1 %s" % unit,
+                      "round 2 %s" % unit, "rounds differ", per,
+                      "mqstripe / this"], rows)
+        if n:
+            md("Ratios use the median of the rounds (the mean of two). "
+               "mqstripe / JBOD at the sequential points: against "
+               "mqstripe's 64K chunk.")
+            md()
+
+
 # ------------------------------------------------------------------ report
 
 class Md:
@@ -606,7 +846,7 @@ def crash_note(n):
             (n, "es" if n > 1 else ""))
 
 
-def write_report(D, F, T, TD, plots, path, elapsed):
+def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
     md = Md()
     hs = D.host
     mode = hs.get("mode", "?")
@@ -630,6 +870,12 @@ def write_report(D, F, T, TD, plots, path, elapsed):
            "(load average %s at the start, %s at the end), so even ratios "
            "carry noise: look at the min–max ranges." %
            (hs.get("loadavg_start", "?"), hs.get("loadavg_end", "?")))
+        if cpu_setups(D):
+            md()
+            md("Setup d is the exception: its guest's clock counts the "
+               "guest's instructions (QEMU icount), so its figures are "
+               "instructions per IO, repeatable whatever the host does "
+               "(its section says how).")
     else:
         md("Accelerator: %s." % ", ".join(accel))
     md()
@@ -657,6 +903,19 @@ def write_report(D, F, T, TD, plots, path, elapsed):
                                             t["target"],
                                             t["figure"] or "no figure"))
     md()
+    if TC:
+        md("## CPU-cost targets (setup d, in guest time)")
+        md()
+        md("What the driver costs in instructions, from figures in the "
+           "guest time of an icount guest (see the setup d section): "
+           "repeatable whatever the host does, unlike W1 and W2 above, "
+           "which the host's load moves.")
+        md()
+        for t in TC:
+            md("- **cpu/%s %s**: %s. %s" % (t["id"], t["status"],
+                                             t["target"],
+                                             t["figure"] or "no figure"))
+        md()
     md("## Environment")
     md()
     rows = [
@@ -734,6 +993,9 @@ def write_report(D, F, T, TD, plots, path, elapsed):
         if i.get("errors") or i.get("warnings"):
             md()
 
+    # the sections of W1..W8 (none when only setup d ran)
+    classic = any(s not in cpu_setups(D) for s in D.setups)
+    wstart = len(md.lines)
     # W1, W2
     for wl, var, mets in (
             ("W1", "4K-randread", [("iops", "IOPS"),
@@ -1019,6 +1281,10 @@ def write_report(D, F, T, TD, plots, path, elapsed):
                   "JBOD", "mq/md", "mq/dm", "mq/JBOD",
                   "mq vs its %dK" % max(chunks or [0])], rows)
 
+    if not classic:
+        del md.lines[wstart:]
+    cpu_section(md, D, F, rounds)
+
     if D.problems:
         md("## Problems")
         md()
@@ -1218,6 +1484,9 @@ def main():
     F = Figures(D.runs)
     T = targets(D, F)
     TD = targets(D, F, TH_DRIVER)
+    rounds = cpu_rounds(D, F)
+    TC = targets_cpu(D, F) if cpu_setups(D) else []
+    D.problems += cpu_round_problems(rounds)
     made, perrs = plots(D, F, d)
     D.problems += perrs
     hs = D.host
@@ -1245,18 +1514,34 @@ def main():
                        "fsync_end_s": w["fsync_end_s"]} for w in D.w6],
         "targets": T,
         "targets_driver": TD,
+        "targets_cpu": TC,
+        "cpu_rounds": rounds,
+        "cpu_round_limit": B.CPU_ROUND_LIMIT,
         "plots": made,
         "problems": D.problems,
         "wall_seconds": elapsed,
     }
     with open(os.path.join(d, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
-    write_report(D, F, T, TD, made, os.path.join(d, "report.md"), elapsed)
+    write_report(D, F, T, TD, made, os.path.join(d, "report.md"), elapsed,
+                 TC, rounds)
     for t in T:
         print("bench: %s %s: %s" % (t["id"], t["status"], t["figure"]))
     for t in TD:
         print("bench: driver target %s %s: %s" % (t["id"], t["status"],
                                                   t["figure"]))
+    for r in rounds:
+        print("bench: setup %s %s on %s, %d members%s: %s %s (rounds "
+              "differ %s)" % (
+                  r["setup"], r["variant"], B.LABEL[r["system"]],
+                  r["members"], ", chunk %dK" % r["chunk_kib"]
+                  if r["chunk_kib"] else "", " / ".join(
+                      fnum(x) for x in r["rounds"]),
+                  "IOPS" if r["metric"] == "iops" else "MB/s",
+                  "%.2f %%" % (100 * r["spread"])
+                  if r["spread"] is not None else "?"))
+    for t in TC:
+        print("bench: cpu/%s %s: %s" % (t["id"], t["status"], t["figure"]))
     if D.problems:
         print("bench: %d problems, see report.md" % len(D.problems))
 
