@@ -1,0 +1,295 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host test of the benchmark report for setup d (CPU cost in guest time),
+without QEMU: a results directory made here the way guest.py and bench.sh
+write one (setup d's plan, fio JSON with chosen figures), then
+tools/bench/report.py and validate.py on it.  Checks the report's format
+(what the smoke test checks when setup d runs there), the 2 % check of
+the two rounds (the setup fails beyond it, and validate.py says so), and
+the MET/MISSED judgement of each CPU-cost target at and beside its
+threshold.  Nothing about speed: the figures are made up.  Prints KTAP.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BENCH = os.path.join(TOP, "tools", "bench")
+sys.dont_write_bytecode = True
+sys.path.insert(0, BENCH)
+import benchlib as B  # noqa: E402
+
+n = 0
+failed = 0
+
+
+def result(ok, name, detail=""):
+    global n, failed
+    n += 1
+    if not ok:
+        failed += 1
+    print("%s %d %s" % ("ok" if ok else "not ok", n, name))
+    if not ok and detail:
+        for line in str(detail).splitlines()[:20]:
+            print("#   " + line)
+
+
+# The figures of a run where every CPU-cost target is met with a margin:
+# IOPS for the random points, MB/s for the sequential ones.
+BASE = {
+    (B.CPU_RANDREAD, "mqstripe"): 100000, (B.CPU_RANDREAD, "md"): 90000,
+    (B.CPU_RANDREAD, "dm"): 80000, (B.CPU_RANDREAD, "jbod"): 105000,
+    (B.CPU_RANDWRITE, "mqstripe"): 90000, (B.CPU_RANDWRITE, "md"): 80000,
+    (B.CPU_RANDWRITE, "dm"): 70000, (B.CPU_RANDWRITE, "jbod"): 95000,
+    (B.CPU_MIX, "mqstripe"): 50000, (B.CPU_MIX, "md"): 45000,
+    (B.CPU_MIX, "dm"): 44000, (B.CPU_MIX, "jbod"): 60000,
+    (B.CPU_POLLED, "mqstripe"): 120000, (B.CPU_POLLED, "dm"): 100000,
+    (B.CPU_POLLED, "jbod"): 130000,
+    (B.CPU_SEQREAD, "mqstripe"): 1300, (B.CPU_SEQREAD, "md"): 1200,
+    (B.CPU_SEQREAD, "dm"): 1000, (B.CPU_SEQREAD, "jbod"): 1500,
+    (B.CPU_SEQWRITE, "mqstripe"): 1100, (B.CPU_SEQWRITE, "md"): 1000,
+    (B.CPU_SEQWRITE, "dm"): 1000, (B.CPU_SEQWRITE, "jbod"): 1200,
+}
+
+
+def fio_side(iops, bw):
+    return {"iops": iops, "total_ios": int(iops * 2), "bw_bytes": bw,
+            "io_bytes": bw * 2, "clat_ns": {}}
+
+
+def fio_job(name, var, value):
+    """fio's JSON entry of one reporting group with that figure."""
+    if B.CPU_METRIC[var] == "iops":
+        bs = 16384 if var == B.CPU_MIX else 4096
+        rd = {B.CPU_RANDWRITE: 0.0, B.CPU_MIX: 0.75}.get(var, 1.0)
+        r, w = value * rd, value * (1 - rd)
+        read, write = fio_side(r, int(r * bs)), fio_side(w, int(w * bs))
+    else:
+        bw = int(value * 1e6)
+        read = fio_side(bw / B.MIB, bw) if var == B.CPU_SEQREAD else \
+            fio_side(0, 0)
+        write = fio_side(bw / B.MIB, bw) if var == B.CPU_SEQWRITE else \
+            fio_side(0, 0)
+    return {"jobname": name, "error": 0, "job_runtime": 2000,
+            "usr_cpu": 0.0, "sys_cpu": 0.0, "read": read, "write": write}
+
+
+def make_run(d, figure, quick=True):
+    """A results directory of setup d: figure(variant, system, members,
+    chunk, round) gives each figure."""
+    raw = os.path.join(d, "raw")
+    sd = os.path.join(raw, "d")
+    os.makedirs(os.path.join(sd, "r1"))
+    os.makedirs(os.path.join(sd, "r2"))
+    mode = "quick" if quick else "full"
+    host = {"host_cores": 2, "host_cpu": "test", "host_kernel": "test",
+            "qemu": "QEMU test", "accel_requested": "tcg", "kver": "6.12",
+            "mode": mode, "setups": "d", "vcpus": 2, "mem_mib": 4096,
+            "started": 1700000000, "loadavg_start": "0 0 0"}
+    with open(os.path.join(raw, "host-start.json"), "w") as f:
+        json.dump(host, f)
+    with open(os.path.join(raw, "host-end.json"), "w") as f:
+        json.dump({"loadavg_end": "0 0 0", "wall_seconds": 150}, f)
+    with open(os.path.join(raw, "host-d.json"), "w") as f:
+        json.dump({"setup": "d", "rc": 0, "boot_wall_seconds": 150,
+                   "known_crashes": 0}, f)
+    mem = ["/dev/nullb%d" % i for i in range(B.SETUPS["d"]["wide"])]
+    man = open(os.path.join(sd, "manifest.jsonl"), "w")
+    for k, st in enumerate(B.plan("d", quick)):
+        members = mem[:st["members"]]
+        devs = members if st["system"] == "jbod" else ["/dev/arr"]
+        jobs = B.step_jobs(st, "d", quick, devs, members)
+        rel = "r%d/%03d.json" % (st["rep"], k)
+        out = {"jobs": [fio_job(j.name, j.meta["variant"], figure(
+            j.meta["variant"], st["system"], st["members"], st["chunk"],
+            st["rep"])) for j in jobs]}
+        with open(os.path.join(sd, rel), "w") as f:
+            json.dump(out, f)
+        man.write(json.dumps({
+            "id": "%03d" % k, "kind": "cpu", "rep": st["rep"],
+            "system": st["system"], "chunk_kib": st["chunk"],
+            "members": [os.path.basename(m) for m in members],
+            "fio_json": rel, "fio_rc": 0,
+            "jobs": [{"name": j.name, "meta": j.meta} for j in jobs]}) +
+            "\n")
+    man.close()
+    info = {"setup": "d", "title": B.SETUPS["d"]["title"], "mode": mode,
+            "workloads": [B.CPU], "errors": [], "warnings": [],
+            "members": mem, "limits": {}, "seconds": 120,
+            "member_params": {"nullb": dict(B.SETUPS["d"]["nullb"],
+                                            submit_queues=2)},
+            "env": {"kernel": "6.12.0-test", "vcpus": 2,
+                    "accelerator": "TCG", "fio_version": "fio-3.33",
+                    "clock": "QEMU icount shift=0,sleep=off: one guest ns "
+                             "per instruction of any vCPU"}}
+    with open(os.path.join(sd, "setup.json"), "w") as f:
+        json.dump(info, f)
+
+
+def base_figure(var, system, members, chunk, rnd, scale=None):
+    v = BASE[(var, system)]
+    if members > 4:
+        v *= 0.99  # the wide member count: within 3 %
+    if scale:
+        v *= scale(var, system, members, chunk, rnd)
+    return v
+
+
+def run(name, scale=None, quick=True):
+    """Make a run, report it, validate it: (results.json, report.md,
+    validate's output, validate's exit status, report.py's output)."""
+    d = os.path.join(TMP, name)
+    make_run(d, lambda *a: base_figure(*a, scale=scale), quick)
+    rep = subprocess.run([sys.executable, os.path.join(BENCH, "report.py"),
+                          d], capture_output=True, text=True)
+    if rep.returncode != 0:
+        return None, "", rep.stderr, 1, rep.stdout
+    val = subprocess.run([sys.executable, os.path.join(BENCH, "validate.py"),
+                          d], capture_output=True, text=True)
+    with open(os.path.join(d, "results.json")) as f:
+        rj = json.load(f)
+    with open(os.path.join(d, "report.md")) as f:
+        md = f.read()
+    return rj, md, val.stdout, val.returncode, rep.stdout
+
+
+def status(rj, tid):
+    for t in (rj or {}).get("targets_cpu") or []:
+        if t["id"] == tid:
+            return t["status"]
+    return None
+
+
+TMP = tempfile.mkdtemp(prefix="test_bench_cpu.")
+try:
+    print("TAP version 13")
+    # a run that meets every target, rounds 0.5 % apart
+    rj, md, vout, vrc, rout = run(
+        "good", lambda v, s, m, c, r: 1.005 if r == 2 else 1.0)
+    result(rj is not None, "report.py writes results.json for setup d",
+           vout)
+    result(vrc == 0, "validate.py passes a well-formed setup d run", vout)
+    result(all(status(rj, t) == "MET" for t in B.CPU_TARGETS),
+           "every CPU-cost target MET on figures that meet them",
+           json.dumps((rj or {}).get("targets_cpu"), indent=1))
+    result(all(re.search(r"^- \*\*cpu/%s MET\*\*" % re.escape(t), md, re.M)
+               for t in B.CPU_TARGETS),
+           "report.md has a line 'cpu/<target> MET' per target")
+    result(all("bench: cpu/%s MET" % t in rout for t in B.CPU_TARGETS),
+           "report.py prints 'bench: cpu/<target> MET' per target", rout)
+    result(re.search(r"^## Setup d: ", md, re.M) is not None and
+           "instructions per IO" in md,
+           "report.md has the setup d section and says how instructions "
+           "per IO are derived")
+    fig = [f for f in rj["figures"] if f["variant"] == B.CPU_RANDREAD and
+           f["system"] == "mqstripe" and f["members"] == 4 and
+           f["metric"] == "insn_per_io"]
+    result(len(fig) == 1 and all(
+        abs(x - y) < 1e-6 for x, y in zip(fig[0]["values"],
+                                          [1e9 / 100000, 1e9 / 100500])),
+           "instructions per IO = 1e9 / IOPS in guest time, per round", fig)
+    result("cpu_rounds" in rj and all(r["ok"] for r in rj["cpu_rounds"])
+           and not rj.get("problems"),
+           "rounds 0.5 % apart: no problem recorded", rj.get("problems"))
+
+    # the 2 % round check, on one figure
+    def apart(pct):
+        def scale(v, s, m, c, r):
+            if (v, s, m) == (B.CPU_RANDREAD, "dm", 4) and r == 2:
+                return 1 + pct / 100.0
+            return 1.0
+        return scale
+    rj, md, vout, vrc, _ = run("apart19", apart(1.9))
+    result(vrc == 0 and not rj.get("problems"),
+           "rounds 1.9 % apart: the setup passes", vout)
+    rj, md, vout, vrc, _ = run("apart25", apart(2.5))
+    bad = [r for r in rj["cpu_rounds"] if not r["ok"]]
+    result(len(bad) == 1 and bad[0]["system"] == "dm" and
+           abs(bad[0]["spread"] - 0.025) < 1e-9,
+           "rounds 2.5 % apart: that figure (and only it) fails the round "
+           "check in results.json", bad)
+    result(any("setup d failed" in p and "2.5 %" in p
+               for p in rj.get("problems") or []),
+           "rounds 2.5 % apart: results.json records the setup as failed",
+           rj.get("problems"))
+    result("Setup d FAILED" in md and "**FAILED**" in md,
+           "rounds 2.5 % apart: report.md marks the setup and the figure "
+           "FAILED")
+    result(vrc != 0 and re.search(r"^not ok \d+ setup d: no figure's two "
+                                  r"rounds differ by more than 2 %", vout,
+                                  re.M) is not None,
+           "rounds 2.5 % apart: validate.py fails on the round check", vout)
+    apart_down = run("apartdown", lambda v, s, m, c, r: 0.975 if (
+        v, s, m, r) == (B.CPU_SEQREAD, "mqstripe", 4, 1) else 1.0)[0]
+    result(any(not r["ok"] for r in apart_down["cpu_rounds"]),
+           "a first round 2.5 % below the second fails the check too")
+
+    # MET/MISSED at and beside each threshold: mqstripe's figure (at every
+    # member count) set to LIMIT x the other's, times 1.001 (MET) or 0.999
+    # (MISSED); every other system's figure but that one halved, so that
+    # this threshold alone decides
+    def at(var, other, lim, f, other_var=None):
+        def scale(v, s, m, c, r):
+            if v == var and s == "mqstripe":
+                ref = BASE[(other_var or var, other)]
+                return lim * ref * f / BASE[(var, "mqstripe")]
+            if s != "mqstripe" and (v, s) != (other_var or var, other):
+                return 0.5
+            return 1.0
+        return scale
+    cases = [
+        ("randread4k", B.CPU_RANDREAD, "md", 1.05, None),
+        ("randread4k", B.CPU_RANDREAD, "dm", 1.15, None),
+        ("randread4k", B.CPU_RANDREAD, "jbod", 0.90, None),
+        ("randwrite4k", B.CPU_RANDWRITE, "md", 1.05, None),
+        ("randwrite4k", B.CPU_RANDWRITE, "dm", 1.15, None),
+        ("randwrite4k", B.CPU_RANDWRITE, "jbod", 0.90, None),
+        ("randrw16k", B.CPU_MIX, "md", 1.05, None),
+        # polled against md's interrupt figure, and dm's polled
+        ("randread4k-polled", B.CPU_POLLED, "md", 1.25, B.CPU_RANDREAD),
+        ("randread4k-polled", B.CPU_POLLED, "dm", 1.05, None),
+        ("seqread1m", B.CPU_SEQREAD, "md", 1.05, None),
+        ("seqread1m", B.CPU_SEQREAD, "dm", 1.2, None),
+    ]
+    for tid, var, other, lim, ov in cases:
+        for f, want in ((1.001, "MET"), (0.999, "MISSED")):
+            rj = run("%s-%s-%s" % (tid, other, want),
+                     at(var, other, lim, f, ov))[0]
+            others = [t for t in B.CPU_TARGETS if t != tid]
+            result(status(rj, tid) == want and
+                   all(status(rj, t) == "MET" for t in others),
+                   "cpu/%s %s at %.3f x %s's %s (limit %.2f)" % (
+                       tid, want, lim * f, B.LABEL[other], ov or var, lim),
+                   json.dumps(rj.get("targets_cpu"), indent=1))
+    # the member count: 16 members against 4, within 3 % either way
+    for f, want in ((0.971, "MET"), (0.969, "MISSED"), (1.029, "MET"),
+                    (1.031, "MISSED")):
+        def wide(v, s, m, c, r, f=f):
+            if v == B.CPU_RANDREAD and s == "mqstripe" and m > 4:
+                return f / 0.99
+            return 1.0
+        rj = run("wide-%s" % f, wide)[0]
+        result(status(rj, "randread4k-16members") == want,
+               "cpu/randread4k-16members %s at %.3f x the 4-member figure"
+               % (want, f), json.dumps(rj.get("targets_cpu"), indent=1))
+    # seqread1m holds at every chunk of a full run: one chunk short
+    def chunk4(v, s, m, c, r):
+        if v == B.CPU_SEQREAD and s == "mqstripe" and c == 4:
+            return 0.9
+        return 1.0
+    rj, md, vout, vrc, _ = run("full-chunk4", chunk4, quick=False)
+    result(status(rj, "seqread1m") == "MISSED" and
+           "chunk 4K" in next(t["figure"] for t in rj["targets_cpu"]
+                              if t["id"] == "seqread1m"),
+           "cpu/seqread1m MISSED when one chunk (4K) of a full run misses",
+           json.dumps(rj.get("targets_cpu"), indent=1))
+    result(vrc == 0, "validate.py passes a full-mode setup d run (MISSED "
+           "fails nothing)", vout)
+    print("1..%d" % n)
+finally:
+    shutil.rmtree(TMP, ignore_errors=True)
+sys.exit(1 if failed else 0)
