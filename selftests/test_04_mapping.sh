@@ -24,10 +24,11 @@ mapfile -t NV < <(nvme_disks)
 
 # guard fill|check: write or check guard patterns in the member space up
 # to 1 MiB before the data offset and up to 4 MiB after the last row.
-# The first 8 KiB are left alone: stripectl keeps its superblock at 4 KiB.
+# The first 12 KiB are left alone: stripectl keeps its superblock's two
+# copies at 4 KiB and 8 KiB.
 guard() {
 	local op=$1 m msize tail_len out ok=0 head_off
-	head_off=$((doff > (1 << 20) + 8192 ? doff - (1 << 20) : 8192))
+	head_off=$((doff > (1 << 20) + 12288 ? doff - (1 << 20) : 12288))
 	for m in "${members[@]}"; do
 		msize=$(blk_bytes "$m")
 		tail_len=$(((msize - tail_off) / 512 * 512))

@@ -100,7 +100,7 @@ check_eq "no holder links left on the members" "" "${holders[*]}"
 # one whole line per slot, more than the page a text attribute may fill
 wide_sysfs() {
 	local dev sys n bad
-	dev=$("$STRIPECTL" create --force --chunk 4K --data-offset 8K \
+	dev=$("$STRIPECTL" create --force --chunk 4K --data-offset 12K \
 		"${WIDE[@]:0:256}" 2>"$MQS_TMP/err") ||
 		{ fail "256-member create" "$(cat "$MQS_TMP/err")"; return; }
 	MQS_ARRAYS+=("$dev")
