@@ -882,6 +882,36 @@ static void mqs_set_fq_lock_class(struct mqs_array *a)
 		blk_mq_hctx_set_fq_lock_class(hctx, key);
 }
 
+/*
+ * bd_link_disk_holder() with the member's holders directory pinned first,
+ * as block/holder.c does itself since 6.2: take a reference under the
+ * member disk's open_mutex, and only while the disk is live (del_gendisk()
+ * unhashes it under that mutex before it drops its own reference and
+ * removes the directory).  6.1's version takes its reference only after
+ * it created the links, so a member deleted meanwhile (hot removal during
+ * CREATE) freed the directory under sysfs_create_link().  Returns 0,
+ * -ENODEV for a member already going away, or bd_link_disk_holder()'s
+ * error.
+ */
+static int mqs_link_holder(struct block_device *bdev, struct gendisk *disk)
+{
+	struct gendisk *member_disk = bdev->bd_disk;
+	struct kobject *dir;
+	int err;
+
+	mutex_lock(&member_disk->open_mutex);
+	if (!disk_live(member_disk)) {
+		mutex_unlock(&member_disk->open_mutex);
+		return -ENODEV;
+	}
+	dir = kobject_get(bdev->bd_holder_dir);
+	mutex_unlock(&member_disk->open_mutex);
+
+	err = bd_link_disk_holder(bdev, disk);
+	kobject_put(dir);
+	return err;
+}
+
 static void mqs_unlink_holders(struct mqs_array *a)
 {
 	while (a->holders_linked) {
@@ -1016,7 +1046,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	 * A member that went away since its claim is refused (-ENODEV).
 	 */
 	for (i = 0; i < a->nr_members; i++) {
-		err = bd_link_disk_holder(a->members[i].bdev, a->disk);
+		err = mqs_link_holder(a->members[i].bdev, a->disk);
 		if (err) {
 			mqs_fail(c, i, MQSTRIPE_ERR_OPEN, err);
 			goto out_del_disk;
