@@ -54,3 +54,13 @@ wait_for() {
 		s=$((s - 1))
 	done
 }
+
+# slot_serials NAME: the NVMe serials of array NAME's members, one per
+# line in slot order (QEMU's serial follows the drive's image, the
+# guest's nvmeXnY names follow the order of probing)
+slot_serials() {
+	local d
+	for d in $($STRIPECTL list | awk -v n="$1" '$2 == n { print $NF }' | tr , ' '); do
+		cat "/sys/class/block/$d/device/serial"
+	done
+}

@@ -34,9 +34,7 @@ dd if=/dev/urandom of=/srv/data/blob bs=1M count=16 status=none
 sha256sum /srv/data/blob >/root/blob.sha256
 umount /srv/data
 # the drives' serials in slot order: the drives, whatever their names
-for d in $($STRIPECTL list | awk '$2 == "data" { print $NF }' | tr , ' '); do
-	cat "/sys/class/block/$d/device/serial"
-done >/root/slots
+slot_serials data >/root/slots
 diag "slots: $(tr '\n' ' ' </root/slots)"
 $STRIPECTL stop data
 GUEST
@@ -48,9 +46,7 @@ check "srv-data.mount active" systemctl is-active srv-data.mount
 check_eq "/srv/data is the array's XFS" "xfs /dev/mqstripe0" \
 	"$(findmnt -n -o FSTYPE,SOURCE /srv/data | awk '{print $1, $2}')"
 check "the data is intact" sha256sum -c /root/blob.sha256
-for d in $($STRIPECTL list | awk '$2 == "data" { print $NF }' | tr , ' '); do
-	cat "/sys/class/block/$d/device/serial"
-done >/tmp/slots
+slot_serials data >/tmp/slots
 check "array 'data' assembled with the drives in their slots" cmp /root/slots /tmp/slots
 check "... which now have other names" \
 	test "$($STRIPECTL list | awk '$2 == "data" { print $NF }')" != nvme0n1,nvme1n1,nvme2n1,nvme3n1

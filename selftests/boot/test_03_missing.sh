@@ -4,7 +4,7 @@
 # A member missing at boot: the array of the fstab line (nofail) cannot
 # start, the boot still completes (no emergency shell: the step runs),
 # the file system is not mounted, no array runs, and the boot-time unit's
-# journal says which slot is missing; with the drive back, the next boot
+# journal names the missing drive's slot; with the drive back, the next boot
 # mounts it.
 # Catches: a boot that waits for or fails on an incomplete array, an
 # array started without a member, a refusal that does not say what is
@@ -23,6 +23,7 @@ U=$(blkid -s UUID -o value "$A")
 mkdir -p /srv/data
 echo "UUID=$U /srv/data xfs defaults,nofail 0 0" >>/etc/fstab
 echo "data" >/srv/marker
+slot_serials data >/root/slots
 $STRIPECTL stop data
 check "array created and stopped" test -n "$U"
 GUEST
@@ -32,11 +33,15 @@ check "the boot completed (multi-user.target)" systemctl is-active multi-user.ta
 check "no array runs" test -z "$($STRIPECTL list 2>/dev/null | tail -n +2)"
 check "/srv/data not mounted" test -z "$(findmnt -n /srv/data)"
 journalctl -b -u mqstripe-assemble.service -o cat --no-pager >/tmp/unit.log
-check "the boot-time unit says slot 2 is missing" \
-	grep -qE "slot 2 \(member UUID [0-9a-f-]{36}\) is missing: found 3 of 4" /tmp/unit.log
+# the slot of the drive left out: the one whose serial no disk has now
+cat /sys/class/block/nvme*n1/device/serial >/tmp/serials
+S=$(awk 'NR == FNR { here[$1] = 1; next } !($1 in here) { print FNR - 1 }' /tmp/serials /root/slots)
+check_eq "one slot's drive is absent" 1 "$(wc -w <<<"$S")"
+check "the boot-time unit says slot $S is missing" \
+	grep -qE "slot $S \(member UUID [0-9a-f-]{36}\) is missing: found 3 of 4" /tmp/unit.log
 sed 's/^/#   /' /tmp/unit.log | head -5
 GUEST
-	# drive 2 (slot 2) left out
+	# the third drive left out
 	boot "${D[0]},${D[1]},${D[3]}" "one drive missing" || return
 	step <<'GUEST'
 wait_for 120 findmnt -n /srv/data
