@@ -76,7 +76,8 @@ static inline struct bio *mqs_bio_alloc_bioset(struct block_device *bdev,
 	struct bio *bio = bio_alloc_bioset(gfp, nr_vecs, bs);
 
 	if (bio) {
-		bio_set_dev(bio, bdev);
+		if (bdev)
+			bio_set_dev(bio, bdev);
 		bio->bi_opf = opf;
 	}
 	return bio;
@@ -90,7 +91,7 @@ static inline struct bio *mqs_bio_alloc_clone(struct block_device *bdev,
 {
 	struct bio *bio = bio_clone_fast(src, gfp, bs);
 
-	if (bio)
+	if (bio && bdev)
 		bio_set_dev(bio, bdev);
 	return bio;
 }

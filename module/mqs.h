@@ -177,8 +177,11 @@ struct mqs_hctx {
  * @node: entry in @hctx->polled.
  * @polling: ->poll() took the bio off the list and polls it (under
  *	@hctx->lock).
- * @done: it completed while polled: ->poll() frees it (under @hctx->lock).
+ * @done: it completed while polled: ->poll() finishes it, frees it and
+ *	drops its reference of @rq (under @hctx->lock).
  * @flush: an empty PREFLUSH (the member may strip the flag on the way).
+ * @embedded: the bio is the request's own (struct mqs_cmd.mb), not one of
+ *	the bio set: its completion uninits it instead of putting it.
  * @segs: segments the member counts in the bio (the gather's, which keeps
  *	it within the member's max_segments; see mqs_bio_room()).
  * @bio: the bio itself; must be last (bioset front pad).
@@ -191,6 +194,7 @@ struct mqs_bio {
 	bool polling;
 	bool done;
 	bool flush;
+	bool embedded;
 	unsigned int segs;
 	struct bio bio;
 };
@@ -200,10 +204,17 @@ struct mqs_bio {
  * member count
  * @pending: member bios in flight plus one held by the submitter.
  * @status: first error seen (blk_status_t), 0 while none.
+ * @mb: the member bio of the lean path: a clone made in place
+ *	(bio_init_clone()), so that the commonest IO allocates no bio.  Its
+ *	bio_vec table is the request bio's.  Must be last (struct bio ends in
+ *	a flexible array).
  */
 struct mqs_cmd {
 	atomic_t pending;
 	atomic_t status;
+#ifdef HAVE_BIO_INIT_CLONE
+	struct mqs_bio mb;
+#endif
 };
 
 extern const struct blk_mq_ops mqs_mq_ops;

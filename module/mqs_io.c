@@ -21,7 +21,8 @@
  *
  * A request that fits in one chunk and has one bio (most small database
  * IO) takes a lean path: its member bio is a clone sharing the request's
- * bio_vec table, with no gather walk.
+ * bio_vec table, with no gather walk, made in the request's own driver
+ * data (no allocation).
  *
  * Batching: member bios of a batch of requests (->queue_rqs(), or
  * ->queue_rq() with bd->last false until the last one or ->commit_rqs())
@@ -150,7 +151,8 @@ static void mqs_flush_done(struct mqs_member *m, blk_status_t status)
 
 /*
  * A polled bio completed: take it off its context's list, unless ->poll()
- * holds it right now; then ->poll() frees it.  Return: free it here.
+ * holds it right now; then ->poll() finishes it (mqs_finish_bio()).
+ * Return: finish it here.
  */
 static bool mqs_polled_done(struct mqs_bio *mb)
 {
@@ -167,6 +169,21 @@ static bool mqs_polled_done(struct mqs_bio *mb)
 	}
 	spin_unlock_irqrestore(&h->lock, flags);
 	return free_here;
+}
+
+/*
+ * A member bio is done with: free it (uninit the request's own, before the
+ * request can be reused) and drop its reference of the request.
+ */
+static void mqs_finish_bio(struct mqs_bio *mb)
+{
+	struct request *rq = mb->rq;
+
+	if (mb->embedded)
+		bio_uninit(&mb->bio);
+	else
+		bio_put(&mb->bio);
+	mqs_put_cmd(rq);
 }
 
 static void mqs_end_io(struct bio *bio)
@@ -201,9 +218,9 @@ static void mqs_end_io(struct bio *bio)
 					  bio->bi_status);
 		mqs_set_status(rq, bio->bi_status);
 	}
-	if (!mb->hctx || mqs_polled_done(mb))
-		bio_put(bio);
-	mqs_put_cmd(rq);
+	if (mb->hctx && !mqs_polled_done(mb))
+		return;		/* ->poll() holds it and finishes it */
+	mqs_finish_bio(mb);
 }
 
 static void mqs_init_bio(struct bio *bio, struct request *rq,
@@ -221,7 +238,32 @@ static void mqs_init_bio(struct bio *bio, struct request *rq,
 	mb->polling = false;
 	mb->done = false;
 	mb->flush = false;
+	mb->embedded = false;
 	mb->segs = 0;
+}
+
+/*
+ * Point @bio, made without a device, at the member @bdev and charge it to
+ * the cgroup of the IO it carries (@src, the array bio), or to the task's
+ * when there is none (a flush).  Charging the member bio to its IO, not to
+ * the task that happens to dispatch the request (kblockd after a plug
+ * flush or a requeue, a scheduler's run), makes io.max, io.weight and
+ * io.latency of the members apply.  Made with the device, the bio would be
+ * charged twice: to the current task by bio_init(), then moved to its
+ * source's cgroup (__bio_clone() in block/bio.c): two blkg lookups where
+ * one does.
+ */
+static void mqs_bio_set_member(struct bio *bio, struct block_device *bdev,
+			       struct bio *src)
+{
+	bio->bi_bdev = bdev;
+#ifdef CONFIG_BLK_CGROUP
+	if (src && src->bi_blkg) {
+		bio_clone_blkg_association(bio, src);
+		return;
+	}
+#endif
+	bio_associate_blkg(bio);
 }
 
 static struct bio *mqs_alloc_bio(struct mqs_array *a, struct request *rq,
@@ -232,19 +274,10 @@ static struct bio *mqs_alloc_bio(struct mqs_array *a, struct request *rq,
 	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	struct bio *bio;
 
-	bio = bio_alloc_bioset(m->bdev, nr_vecs, opf, gfp, &a->bs);
+	bio = bio_alloc_bioset(NULL, nr_vecs, opf, gfp, &a->bs);
 	if (!bio)
 		return NULL;
-	/*
-	 * Charge the member bio to the cgroup of the IO it carries, not to
-	 * the task that happens to dispatch the request (kblockd after a plug
-	 * flush or a requeue, a scheduler's run): io.max, io.weight and
-	 * io.latency of the members then apply.  Clones (the lean and the
-	 * integrity paths) inherit it from their source.  A flush request
-	 * has no bio and keeps the dispatcher's.
-	 */
-	if (rq->bio)
-		bio_clone_blkg_association(bio, rq->bio);
+	mqs_bio_set_member(bio, m->bdev, rq->bio);
 	mqs_init_bio(bio, rq, m, opf, sector);
 	atomic_inc(&cmd->pending);
 	return bio;
@@ -352,22 +385,56 @@ static struct bio *mqs_alloc_held(struct mqs_array *a, struct request *rq,
 }
 
 /*
- * A clone of @src for @bdev (the lean and the integrity paths).  A NOWAIT
+ * A clone of @src for @bdev (the integrity path; the lean path where the
+ * kernel has no bio_init_clone(), see mqs_clone_lean()).  A NOWAIT
  * request does not wait at all: NULL.  With GFP_NOIO the bio (and an
  * integrity payload, see mqs_bioset_integrity_create()) comes from the
  * bio set's mempools and cannot fail.
  */
+#if defined(CONFIG_BLK_DEV_INTEGRITY) || !defined(HAVE_BIO_INIT_CLONE)
 static struct bio *mqs_clone_held(struct mqs_array *a, struct request *rq,
 				  struct block_device *bdev, struct bio *src,
 				  struct bio_list *out)
 {
 	struct bio *bio;
 
-	bio = bio_alloc_clone(bdev, src, GFP_NOWAIT | __GFP_NOWARN, &a->bs);
-	if (bio || (rq->cmd_flags & REQ_NOWAIT))
-		return bio;
-	mqs_release_held(rq, out);
-	return bio_alloc_clone(bdev, src, GFP_NOIO, &a->bs);
+	bio = bio_alloc_clone(NULL, src, GFP_NOWAIT | __GFP_NOWARN, &a->bs);
+	if (!bio) {
+		if (rq->cmd_flags & REQ_NOWAIT)
+			return NULL;
+		mqs_release_held(rq, out);
+		bio = bio_alloc_clone(NULL, src, GFP_NOIO, &a->bs);
+	}
+	mqs_bio_set_member(bio, bdev, src);
+	return bio;
+}
+#endif
+
+/*
+ * The lean path's member bio: the request's own (struct mqs_cmd.mb), where
+ * the kernel has bio_init_clone(), else one of the bio set
+ * (mqs_clone_held()).  The in-place clone allocates nothing (a blk-crypto
+ * context would: none reaches us, the array offers no crypto profile); a
+ * NOWAIT request that could not have one gets NULL.
+ */
+static struct bio *mqs_clone_lean(struct mqs_array *a, struct request *rq,
+				  struct block_device *bdev,
+				  struct bio_list *out, bool *embedded)
+{
+#ifdef HAVE_BIO_INIT_CLONE
+	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	gfp_t gfp = rq->cmd_flags & REQ_NOWAIT ? GFP_NOWAIT | __GFP_NOWARN :
+						  GFP_NOIO;
+
+	*embedded = true;
+	if (bio_init_clone(NULL, &cmd->mb.bio, rq->bio, gfp))
+		return NULL;
+	mqs_bio_set_member(&cmd->mb.bio, bdev, rq->bio);
+	return &cmd->mb.bio;
+#else
+	*embedded = false;
+	return mqs_clone_held(a, rq, bdev, rq->bio, out);
+#endif
 }
 
 /*
@@ -700,6 +767,7 @@ static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
 	struct request_queue *q;
 	struct mqs_member *m;
 	struct bio *bio;
+	bool embedded;
 
 	if (rq->bio != rq->biotail || blk_rq_sectors(rq) > loc->chunk_left)
 		return 0;
@@ -713,12 +781,24 @@ static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
 	if (blk_rq_sectors(rq) > queue_max_sectors(q) ||
 	    rq->nr_phys_segments > queue_max_segments(q))
 		return 0;
-	bio = mqs_clone_held(a, rq, m->bdev, rq->bio, out);
+	bio = mqs_clone_lean(a, rq, m->bdev, out, &embedded);
 	if (!bio) {
 		mqs_set_status(rq, BLK_STS_AGAIN);
 		return -1;
 	}
 	mqs_init_bio(bio, rq, m, opf, loc->sector);
+	container_of(bio, struct mqs_bio, bio)->embedded = embedded;
+	/*
+	 * A clone owns no bio_vecs (bi_vcnt 0), so the member's
+	 * bio_may_need_split() (block/blk.h) sends every clone through
+	 * bio_split_rw_at(), a walk of its segments.  A source that owns a
+	 * single bio_vec has all its data in it, and so has the clone: give
+	 * the clone that count, and a bio within one page passes the member's
+	 * quick check (every driver takes one segment up to PAGE_SIZE) as the
+	 * source did at the array.
+	 */
+	if (rq->bio->bi_vcnt == 1 && !bio_flagged(rq->bio, BIO_CLONED))
+		bio->bi_vcnt = 1;
 	bio_list_add(out, bio);
 	return 1;
 }
@@ -996,8 +1076,10 @@ static void mqs_queue_rqs(mqs_rq_list_t *rqlist)
  * off the list while polled, so concurrent pollers never poll the same bio
  * and its completion (in bio_poll(), in the batch completion @iob runs
  * later, or in an interrupt when the member cleared REQ_POLLED) knows that
- * the poller frees it (mqs_polled_done()).  Completed member requests join
- * the caller's @iob.
+ * the poller finishes it (mqs_polled_done()): frees it and drops its
+ * reference of the request, which may end the request here.  So a bio that
+ * is part of its request (struct mqs_cmd.mb) is never used after its
+ * request ended.  Completed member requests join the caller's @iob.
  */
 static int mqs_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
@@ -1038,7 +1120,7 @@ static int mqs_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 		}
 		spin_unlock_irq(&h->lock);
 		if (done)
-			bio_put(&mb->bio);
+			mqs_finish_bio(mb);
 	}
 	return found;
 }
