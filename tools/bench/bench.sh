@@ -10,8 +10,7 @@
 #   QUICK=1          quick mode (1 run per figure, short runs, fewer points)
 #   KVER=6.12        guest kernel (6.1, 6.12, a full release, debug)
 #   BENCH_SETUPS     member setups to run, default "a b c d" (d: CPU cost
-#                    in guest time, always single-threaded TCG with icount;
-#                    PROFILE=1: "a b c")
+#                    in guest time, always single-threaded TCG with icount)
 #   BENCH_CPUS       guest vCPUs (default 2, the host's cores)
 #   BENCH_MEM        guest memory in MiB (default 4096)
 #   BENCH_OUT        result directory (default bench-results/<timestamp>)
@@ -22,7 +21,10 @@
 #                    samples; a miscalibrated TSC is caught by the guest's
 #                    clock check, which boots again, see guest.py)
 #   PROFILE=1        instead of the plan: perf profiles of the array systems
-#                    on the points of benchlib.PROFILE, into OUT/profile/
+#                    (setup d: and JBOD) on the points of benchlib.PROFILE,
+#                    into OUT/profile/; under icount (setup d) perf's
+#                    cpu-clock runs on the guest clock, so the samples
+#                    count instructions
 #   MQS_RUNVM        run-vm.sh to use (a stand-in in the host tests)
 # Exit status: 0 when every setup ran and the report was written (targets
 # MISSED do not fail it), 1 otherwise.
@@ -37,9 +39,7 @@ case $profile in '' | 0 | no | false) profile=0 ;; *) profile=1 ;; esac
 quick=${QUICK:-0}
 case $quick in '' | 0 | no | false) quick=0 ;; *) quick=1 ;; esac
 kver=${KVER:-6.12}
-# setup d has no profile points (perf samples host time, d counts guest
-# instructions)
-if [ "$profile" = 1 ]; then setups=${BENCH_SETUPS:-a b c}; else setups=${BENCH_SETUPS:-a b c d}; fi
+setups=${BENCH_SETUPS:-a b c d}
 cpus=${BENCH_CPUS:-2}
 mem=${BENCH_MEM:-4096}
 accel=${MQS_ACCEL:-tcg}
@@ -76,10 +76,13 @@ known_crash() {
 	echo "${step:-no step yet}"
 }
 
-# Estimates (seconds) per setup, for the progress lines
+# Estimates (seconds) per setup, for the progress lines and the guests'
+# timeouts
 declare -A est
+estimate=estimate
+[ "$profile" = 1 ] && estimate="estimate-profile"
 # shellcheck disable=SC2086 # $setups is a word list
-while read -r s e; do est[$s]=$e; done < <(BENCH_CPUS=$cpus $py "$here/benchlib.py" estimate "$quick" $setups)
+while read -r s e; do est[$s]=$e; done < <(BENCH_CPUS=$cpus $py "$here/benchlib.py" $estimate "$quick" $setups)
 total=0
 for s in $setups; do
 	[ -n "${est[$s]:-}" ] || { say "unknown setup '$s' (a, b, c, d)"; exit 2; }

@@ -171,7 +171,12 @@ W6_VAR = "4K-randread-QD1"      # W6, writeback throttling as it comes
 W6_NOWBT = "4K-randread-QD1-wbt-off"  # W6, the array's wbt_lat_usec = 0
 
 # perf profile points (bench.sh PROFILE=1): where the time goes in the
-# workloads whose driver targets TCG leaves out of reach
+# workloads whose driver targets TCG leaves out of reach, and (setup d)
+# where the instructions per IO go.  A point: name (of the files),
+# workload and variant (the job of that setup's own job builder: block_jobs,
+# or cpu_jobs for setup d), members, chunk (default MAIN_CHUNK), seconds
+# (the job's runtime, replacing the setup's), systems (default ARRAYS),
+# why (the file's header).
 _W1_POINT = {"name": "W1", "workload": "W1", "variant": "4K-randread",
              "members": 4, "seconds": 4,
              "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"}
@@ -189,6 +194,18 @@ PROFILE = {
          "variant": "seq-read", "members": 4, "chunk": chunk, "seconds": 3,
          "why": "W8 target: 1 MiB reads at a 4K chunk within 10 % of "
                 "the 512K chunk"} for chunk in (4, 512)],
+    # setup d's own 4K random jobs (cpu_jobs: io_uring, QD32 per vCPU,
+    # JBOD one job per member at the same total), under icount: perf's
+    # cpu-clock follows the guest clock, one ns per instruction, so a busy
+    # vCPU's samples count its instructions; JBOD too, the floor
+    "d": [{"name": var, "workload": CPU, "variant": var, "members": 4,
+           "chunk": MAIN_CHUNK, "seconds": 4,
+           "systems": ARRAYS + ["jbod"],
+           "why": "CPU-cost target %s: where the instructions per IO go "
+                  "(mqstripe >= 1.05 x md raid0, 1.15 x dm-stripe, 0.90 x "
+                  "JBOD IOPS)" % tgt}
+          for var, tgt in ((CPU_RANDREAD, "randread4k"),
+                           (CPU_RANDWRITE, "randwrite4k"))],
 }
 
 # Jobs whose IOs cross chunk boundaries (1 MiB sequential, 8K random at a
@@ -614,6 +631,56 @@ def step_jobs(step, setup, quick, devs, members, vcpus=2,
     return []
 
 
+def profile_jobs(point, setup, quick, system, devs, members, vcpus=2,
+                 polls=None):
+    """The jobs of one profile point (PROFILE) on one system: the setup's
+    own job of that workload and variant (setup d: cpu_jobs, the same fio
+    parameters as its figures), only the runtime the point's.  devs: the
+    array device, or the members for JBOD."""
+    p = params(quick)
+    reg = SETUPS[setup]["region"][p["mode"]]
+    chunk = point.get("chunk", MAIN_CHUNK)
+    if point["workload"] == CPU:
+        p = dict(p, cpu_rt=point["seconds"])
+        jobs = cpu_jobs(setup, system, None if system == "jbod" else chunk,
+                        devs, members, p, vcpus, reg, polls=polls)
+    else:
+        p = dict(p, rt_cpu=point["seconds"], rt_bw=point["seconds"])
+        jobs = block_jobs(setup, system, chunk, devs, members, p,
+                          [point["workload"]], vcpus, reg, polls=polls)
+    return [j for j in jobs if j.meta["variant"] == point["variant"]]
+
+
+# a profile run: fio's start, perf report three times over the samples
+# (TCG seconds)
+PROFILE_REPORT_COST = 40.0
+
+
+def profile_estimate(setup, quick, vcpus=2):
+    """Seconds for one boot of PROFILE=1: boot, members, prefill, and per
+    point and system the array, the fio run (under icount: once alone and
+    once under perf) and perf's reports."""
+    p = params(quick)
+    s = SETUPS[setup]
+    icount = s.get("icount")
+    t = COST["icount_boot"] if icount else COST["boot"]
+    if s.get("prefill"):
+        t += max(s["members"], s.get("wide", 0)) * \
+            (s["region"][p["mode"]] + 4) * MIB / COST["prefill_bw"] + 3
+    for point in PROFILE.get(setup, []):
+        mem = ["/dev/x%d" % i for i in range(point["members"])]
+        for system in point.get("systems", ARRAYS):
+            devs = mem if system == "jbod" else ["/dev/arr"]
+            fio = sum(j.timed for j in profile_jobs(
+                point, setup, quick, system, devs, mem, vcpus))
+            if icount:
+                fio = 2 * (fio * COST["icount"] + COST["invocation"])
+            else:
+                fio += COST["invocation"]
+            t += COST["create"][system] + fio + PROFILE_REPORT_COST
+    return t
+
+
 def step_estimate(step, setup, quick, vcpus=2):
     p = params(quick)
     if step["kind"] == "w6":
@@ -690,6 +757,119 @@ def cpu_busy_jiffies(pre, post):
     busy = d[0] + d[1] + d[2] + d[5] + d[6]
     total = busy + d[3] + d[4]
     return busy, total
+
+
+def parse_perf_flat(text):
+    """`perf report --stdio -g none` output with one sort key (sym, dso):
+    [(percent, key)] in its order."""
+    out = []
+    for line in (text or "").splitlines():
+        if line.lstrip().startswith("#"):
+            continue
+        f = line.split(None, 1)
+        if len(f) == 2 and f[0].endswith("%"):
+            try:
+                out.append((float(f[0][:-1]), f[1].strip()))
+            except ValueError:
+                pass
+    return out
+
+
+# where an idle vCPU's samples land (the instruction after hlt): under
+# icount they count the guest time that the other vCPUs' instructions (or
+# a jump of the idle clock) passed, not instructions of this one
+IDLE_SYMS = {"pv_native_safe_halt", "native_safe_halt", "default_idle",
+             "acpi_safe_halt", "acpi_idle_do_entry", "cpu_idle_poll",
+             "poll_idle", "mwait_idle", "intel_idle"}
+
+
+def perf_sym_name(key):
+    """"[k] name" -> "name" (perf's "[k]"/"[.]" mark dropped)."""
+    return key.split("] ", 1)[1] if key.startswith("[") and "] " in key \
+        else key
+
+
+def profile_compare(point, figs, order=None, top=40):
+    """Setup d: the instructions per IO of each system by symbol and by
+    object, side by side.  figs: {system: {"insn_per_io": under perf,
+    "insn_per_io_alone": without it, "sym": parse_perf_flat(...), "dso":
+    ...}}.  A symbol's instructions per IO = its share of the samples that
+    are not idle (IDLE_SYMS) x the instructions per IO under perf: a busy
+    vCPU's samples follow its instructions.  The text of the file."""
+    systems = [x for x in (order or list(figs)) if x in figs]
+    base = "jbod" if "jbod" in systems else systems[-1]
+    lines = ["# setup d, %s: instructions per IO by symbol and by object"
+             % point["name"],
+             "# a symbol's share of the non-idle samples x 1e9 / IOPS "
+             "under perf; '-' below the report's cut-off (0.1 %)", ""]
+    w = 11
+
+    def row(label, vals):
+        return "%-34s" % label[:34] + "".join(
+            ("%*s" % (w, v)) for v in vals)
+
+    lines.append(row("", [LABEL[x][:w - 1] for x in systems] +
+                     ["mq-%s" % base[:4]] +
+                     (["mq-md"] if "md" in systems else [])))
+
+    def fig(x, k, fmt="%.0f"):
+        v = figs[x].get(k)
+        return fmt % v if v else "?"
+    lines.append(row("insn/IO without perf",
+                     [fig(x, "insn_per_io_alone") for x in systems]))
+    lines.append(row("insn/IO under perf",
+                     [fig(x, "insn_per_io") for x in systems]))
+    busy = {}
+    for x in systems:
+        idle = sum(pc for pc, k in figs[x].get("sym", [])
+                   if perf_sym_name(k) in IDLE_SYMS)
+        busy[x] = max(1e-9, 100.0 - idle)
+        figs[x]["idle_pct"] = idle
+    lines.append(row("idle samples %", ["%.1f" % figs[x]["idle_pct"]
+                                        for x in systems]))
+
+    def table(kind, title, ignore=()):
+        per = {}
+        for x in systems:
+            ipo = figs[x].get("insn_per_io") or 0
+            for pc, k in figs[x].get(kind, []):
+                name = perf_sym_name(k) if kind == "sym" else k
+                if name in ignore:
+                    continue
+                if name == "[kernel.kallsyms]":
+                    # the idle samples are the kernel's
+                    pc -= figs[x]["idle_pct"]
+                per.setdefault(name, {})[x] = pc / busy[x] * ipo
+        mq = "mqstripe" if "mqstripe" in systems else systems[0]
+        keys = sorted(per, key=lambda k: -(per[k].get(mq, 0) -
+                                           per[k].get(base, 0)))
+        keys = [k for k in keys if any(v >= 1 for v in per[k].values())]
+        lines.extend(["", "# %s (sorted by mqstripe - %s)" % (
+            title, LABEL[base])])
+        for k in keys[:top] + (["..."] if len(keys) > top else []):
+            if k == "...":
+                lines.append("...")
+                continue
+            v = per[k]
+            cells = ["%.0f" % v[x] if x in v else "-" for x in systems]
+            cells.append("%+.0f" % (v.get(mq, 0) - v.get(base, 0)))
+            if "md" in systems:
+                cells.append("%+.0f" % (v.get(mq, 0) - v.get("md", 0)))
+            lines.append(row(k, cells))
+        # the other end: what mqstripe spends less on
+        if len(keys) > top:
+            lines.append("# ... least (mqstripe below %s)" % LABEL[base])
+            for k in keys[-8:]:
+                v = per[k]
+                cells = ["%.0f" % v[x] if x in v else "-" for x in systems]
+                cells.append("%+.0f" % (v.get(mq, 0) - v.get(base, 0)))
+                if "md" in systems:
+                    cells.append("%+.0f" % (v.get(mq, 0) - v.get("md", 0)))
+                lines.append(row(k, cells))
+    table("dso", "by object, instructions per IO (the kernel's without "
+          "its idle samples)")
+    table("sym", "by symbol, instructions per IO", ignore=IDLE_SYMS)
+    return "\n".join(lines) + "\n"
 
 
 def pct(data, q):
@@ -805,13 +985,17 @@ def clat_pct(side, key):
 if __name__ == "__main__":
     import sys
     # bench.sh: "benchlib.py estimate QUICK SETUP..." prints seconds per
-    # setup, one per line
-    if len(sys.argv) >= 3 and sys.argv[1] == "estimate":
+    # setup, one per line; "estimate-profile": those of PROFILE=1
+    if len(sys.argv) >= 3 and sys.argv[1] in ("estimate",
+                                               "estimate-profile"):
         q = sys.argv[2] not in ("", "0")
         vc = int(os.environ.get("BENCH_CPUS", "2"))
+        fn = profile_estimate if sys.argv[1] == "estimate-profile" else \
+            setup_estimate
         for s in sys.argv[3:]:
             if s in SETUPS:
-                print(s, int(setup_estimate(s, q, vc)))
+                print(s, int(fn(s, q, vc)))
     else:
-        print("usage: benchlib.py estimate QUICK SETUP...", file=sys.stderr)
+        print("usage: benchlib.py estimate[-profile] QUICK SETUP...",
+              file=sys.stderr)
         sys.exit(2)

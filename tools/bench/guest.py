@@ -619,16 +619,21 @@ class Runner:
     def profile(self):
         """perf profiles (where the time goes where a target is
         missed): for each profile point of the setup (benchlib.PROFILE),
-        each array system runs the workload's fio job under `perf record
-        -e cpu-clock -a -g` (TCG has no hardware counters); the flat
-        report (`perf report --no-children --sort sym`) and the fio figure
-        go to DIR/profile/<setup>-<point>-<system>.txt."""
+        each of its systems runs the point's fio job under `perf record
+        -e cpu-clock -a -g` (TCG has no hardware counters); the fio
+        figure, the flat report by symbol and by object and the call
+        chains above 3 % go to DIR/profile/<setup>-<point>-<system>.txt.
+        Under icount (setup d) cpu-clock follows the guest clock, one ns
+        per instruction: a busy vCPU's samples count its instructions.
+        There the job also runs once without perf (the figure as setup d
+        measures it), and DIR/profile/<setup>-<point>-compare.txt sets the
+        systems' instructions per IO by symbol and object side by side."""
         self.info["env"] = {}
         self.ests = []  # no plan: no estimate in the progress lines
         if not B.PROFILE.get(self.setup):
             self.say("setup %s has no profile points" % self.setup)
             return
-        self.check_clock()
+        self.guest_clock()
         self.prepare()
         pdir = os.path.join(self.out, "profile")
         os.makedirs(pdir, exist_ok=True)
@@ -637,45 +642,75 @@ class Runner:
             with open(path, "w") as f:
                 f.write(val + "\n")
         for point in B.PROFILE.get(self.setup, []):
-            for system in B.ARRAYS:
+            figs = {}
+            systems = point.get("systems", B.ARRAYS)
+            for system in systems:
                 members = self.members[:point["members"]]
                 self.say("profile %s %s on %s (%d members)" % (
                     self.setup, point["name"], B.LABEL[system],
                     len(members)))
-                dev, _ = self.create(system, members,
-                                     point.get("chunk", B.MAIN_CHUNK))
+                dev = None
+                if system in B.ARRAYS:
+                    dev, _ = self.create(system, members,
+                                         point.get("chunk", B.MAIN_CHUNK))
                 try:
-                    self.profile_one(point, system, dev, members, pdir)
+                    try:
+                        figs[system] = self.profile_one(
+                            point, system, [dev] if dev else members,
+                            members, pdir)
+                    except Stuck:
+                        raise
+                    except Exception as e:  # record; the next system
+                        msg = "profile %s %s: %s" % (point["name"], system,
+                                                     e)
+                        self.say("ERROR " + msg)
+                        self.info["errors"].append(msg)
                 finally:
-                    self.destroy(system, dev)
+                    if dev:
+                        self.destroy(system, dev)
+            if point["workload"] == B.CPU and figs:
+                name = "%s-%s-compare.txt" % (self.setup, point["name"])
+                with open(os.path.join(pdir, name), "w") as f:
+                    f.write(B.profile_compare(point, figs, systems))
+                self.say("profile: %s" % name)
 
-    def profile_one(self, point, system, dev, members, pdir):
-        p = dict(self.p, rt_cpu=point["seconds"], rt_bw=point["seconds"])
-        reg = self.s["region"][self.mode]
-        chunk = point.get("chunk", B.MAIN_CHUNK)
-        jobs = [j for j in B.block_jobs(self.setup, system, chunk,
-                                        [dev], members, p,
-                                        [point["workload"]], self.vcpus,
-                                        reg, polls=io_poll)
-                if j.meta["variant"] == point["variant"]]
+    def profile_one(self, point, system, devs, members, pdir):
+        """One system at one point: the profile file; returns the figures
+        and parsed flat profiles (for the comparison of setup d)."""
+        chunk = None if system == "jbod" else point.get("chunk",
+                                                        B.MAIN_CHUNK)
+        icount = bool(self.s.get("icount"))
+        jobs = B.profile_jobs(point, self.setup, self.quick, system, devs,
+                              members, self.vcpus, polls=io_poll)
+        if not jobs:
+            raise RuntimeError("no job %s for %s" % (point["variant"],
+                                                     system))
+        tmo = 120 + sum(j.timed for j in jobs) * 4
+        res = {}
+        alone = None
+        if icount:
+            # the figure as setup d measures it: fio alone
+            jf = write_job_file(jobs)
+            outp = os.path.join(WORK, "out.json")
+            rc, _, err, _ = run_bounded(
+                ["fio", "--output-format=json", "--output", outp, jf],
+                tmo, cwd=WORK)
+            alone = self.profile_fig(jobs[0], outp, rc, err)
+            res["insn_per_io_alone"] = alone.get("insn_per_io")
         jf = write_job_file(jobs)
         data = os.path.join(WORK, "perf.data")
         outp = os.path.join(WORK, "out.json")
         rc, _, err, _ = run_bounded(
             ["perf", "record", "-q", "-e", "cpu-clock", "-F", "999", "-a",
              "-g", "-o", data, "--", "fio", "--output-format=json",
-             "--output", outp, jf], 300, cwd=WORK)
-        fig = "fio/perf exit %d %s" % (rc, (err or "").strip()[-300:])
-        try:
-            fj = B.load_fio_json(outp)["jobs"][0]
-            fig = "%.0f IOPS, %.1f MB/s" % (
-                fj["read"]["iops"] + fj["write"]["iops"],
-                (fj["read"]["bw_bytes"] + fj["write"]["bw_bytes"]) / 1e6)
-        except (OSError, ValueError, KeyError, IndexError):
-            pass
+             "--output", outp, jf], tmo + 180, cwd=WORK)
+        fig = self.profile_fig(jobs[0], outp, rc, err)
+        res["insn_per_io"] = fig.get("insn_per_io")
+        # under icount a symbol of 0.1 % is about 15 instructions per IO
+        lim = "0.1" if icount else "0.5"
         _, flat, _, _ = run_bounded(
             ["perf", "report", "-i", data, "--stdio", "--no-children",
-             "--sort", "sym", "-g", "none", "--percent-limit", "0.5"], 300,
+             "--sort", "sym", "-g", "none", "--percent-limit", lim], 300,
             cwd=WORK)
         _, dsos, _, _ = run_bounded(
             ["perf", "report", "-i", data, "--stdio", "--no-children",
@@ -685,25 +720,91 @@ class Runner:
             ["perf", "report", "-i", data, "--stdio", "--no-children",
              "--sort", "sym", "-g", "caller,0.5,callee,function,percent",
              "--percent-limit", "3", "--max-stack", "12"], 300, cwd=WORK)
+        res["sym"] = B.parse_perf_flat(flat)
+        res["dso"] = B.parse_perf_flat(dsos)
+        seconds = "%s s" % point["seconds"]
+        if icount:
+            seconds += (" of guest time (icount: one guest ns per "
+                        "instruction; cpu-clock samples every 1e9/999 "
+                        "guest ns on each vCPU)")
         name = "%s-%s-%s.txt" % (self.setup, point["name"], system)
         with open(os.path.join(pdir, name), "w") as f:
-            f.write("# setup %s (%s), %s on %s, %d members, chunk %dK\n"
-                    "# %s\n# fio: %s\n# kernel %s, %d vCPUs, perf "
-                    "record -e cpu-clock -F 999 -a -g, %s s\n\n" % (
+            f.write("# setup %s (%s), %s on %s, %d members, %s\n"
+                    "# %s\n" % (
                         self.setup, self.s["title"], point["name"],
-                        B.LABEL[system], len(members), chunk,
-                        point["why"], fig, os.uname().release, self.vcpus,
-                        point["seconds"]))
+                        B.LABEL[system], len(members),
+                        "chunk %dK" % chunk if chunk else
+                        "one job per member", point["why"]))
+            if alone is not None:
+                f.write("# fio alone: %s\n" % alone["text"])
+                f.write("# fio under perf: %s (perf's sampling and "
+                        "recording counted)\n" % fig["text"])
+            else:
+                f.write("# fio: %s\n" % fig["text"])
+            opts = dict(jobs[0].opts, **jobs[0].sections[0])
+            opts.pop("filename", None)
+            f.write("# fio: %d jobs in parallel, each %s\n" % (
+                len(jobs[0].sections), " ".join(
+                    "%s=%s" % (k, v) if v is not None else k
+                    for k, v in opts.items())))
+            f.write("# kernel %s, %d vCPUs, perf record -e cpu-clock -F 999 "
+                    "-a -g, %s\n" % (os.uname().release, self.vcpus,
+                                     seconds))
+            if icount:
+                f.write("# samples: under icount cpu-clock runs on the "
+                        "guest clock, so a busy vCPU's samples count its "
+                        "instructions; samples in the idle loop count "
+                        "the time the other vCPU's instructions passed\n")
+            f.write("\n")
             f.write(flat or "")
             f.write("\n\n# by object (the module: [mqstripe], [raid0], "
                     "[dm_mod])\n\n")
             f.write(dsos or "")
             f.write("\n\n# call chains of the symbols above 3 %\n\n")
             f.write(callers or "")
-        self.say("profile: %s: %s" % (name, fig))
+        self.say("profile: %s: %s" % (name, fig["text"]))
+        return res
+
+    def profile_fig(self, job, outp, rc, err):
+        """The figure of a profile run: {"text", "iops", "insn_per_io"}
+        (instructions per IO under icount: 1e9 / IOPS in guest time)."""
+        out = {"text": "fio/perf exit %d %s" % (
+            rc, (err or "").strip()[-300:])}
+        try:
+            fj = B.load_fio_json(outp)["jobs"][0]
+        except (OSError, ValueError, KeyError, IndexError):
+            return out
+        iops = fj["read"]["iops"] + fj["write"]["iops"]
+        mbps = (fj["read"]["bw_bytes"] + fj["write"]["bw_bytes"]) / 1e6
+        out["iops"] = iops
+        out["text"] = "%.0f IOPS, %.1f MB/s" % (iops, mbps)
+        if job.meta["workload"] == B.CPU and iops:
+            out["insn_per_io"] = 1e9 / iops
+            out["text"] += (" in guest time: %.0f instructions per IO "
+                            "(1e9 / IOPS, all vCPUs)" % out["insn_per_io"])
+        if fj.get("error"):
+            out["text"] += " (fio error %s)" % fj["error"]
+        return out
 
     def left_est(self, i):
         return sum(self.ests[i:])
+
+    def guest_clock(self):
+        """Under icount the guest clock counts instructions by design:
+        nothing to check against the RTC (host time); otherwise the clock
+        first: with a miscalibrated TSC every timeout is wrong."""
+        if not self.s.get("icount"):
+            self.check_clock()
+            return
+        if os.environ.get("BENCH_ICOUNT") != "1":
+            raise RuntimeError("setup %s needs a guest booted with icount "
+                               "(run-vm.sh --icount)" % self.setup)
+        self.info["env"]["clock"] = (
+            "QEMU icount shift=0,sleep=off: one guest ns per instruction "
+            "of any vCPU")
+        self.info["env"]["clocksource"] = readf(
+            "/sys/devices/system/clocksource/clocksource0/"
+            "current_clocksource")
 
     def check_clock(self):
         cs = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
@@ -744,23 +845,7 @@ class Runner:
         self.ests = [B.step_estimate(st, self.setup, self.quick, self.vcpus)
                      for st in steps]
         self.info["env"] = {}
-        if self.s.get("icount"):
-            # the guest clock counts instructions by design: nothing to
-            # check against the RTC (host time)
-            if os.environ.get("BENCH_ICOUNT") != "1":
-                raise RuntimeError("setup %s needs a guest booted with "
-                                   "icount (run-vm.sh --icount)" %
-                                   self.setup)
-            self.info["env"]["clock"] = (
-                "QEMU icount shift=0,sleep=off: one guest ns per "
-                "instruction of any vCPU")
-            self.info["env"]["clocksource"] = readf(
-                "/sys/devices/system/clocksource/clocksource0/"
-                "current_clocksource")
-        else:
-            # the clock first: with a miscalibrated TSC every timeout is
-            # wrong
-            self.check_clock()
+        self.guest_clock()
         self.info["env"].update(self.environment())
         self.say("setup %s: %s; %s mode, %d steps, estimate %s" % (
             self.setup, self.s["title"], self.mode, len(steps),

@@ -7,7 +7,10 @@ tools/bench/report.py and validate.py on it.  Checks the report's format
 (what the smoke test checks when setup d runs there), the 2 % check of
 the two rounds (the setup fails beyond it, and validate.py says so), and
 the MET/MISSED judgement of each CPU-cost target at and beside its
-threshold.  Nothing about speed: the figures are made up.  Prints KTAP.
+threshold.  Nothing about speed: the figures are made up.  Also setup d's
+perf profile points (PROFILE=1): their jobs are setup d's own but for the
+runtime, their comparison table's arithmetic, and bench.sh boots setup d
+(with icount) for PROFILE=1 by default.  Prints KTAP.
 """
 import json
 import os
@@ -289,6 +292,100 @@ try:
            json.dumps(rj.get("targets_cpu"), indent=1))
     result(vrc == 0, "validate.py passes a full-mode setup d run (MISSED "
            "fails nothing)", vout)
+
+    # setup d's profile points (PROFILE=1)
+    pts = B.PROFILE.get("d", [])
+    result(sorted(pt["variant"] for pt in pts) ==
+           sorted([B.CPU_RANDREAD, B.CPU_RANDWRITE]) and all(
+               pt["workload"] == B.CPU and pt["members"] == 4 and
+               pt["chunk"] == B.MAIN_CHUNK and sorted(pt["systems"]) ==
+               sorted(["mqstripe", "md", "dm", "jbod"]) for pt in pts),
+           "setup d's profile points: the 4K random read and write, 4 "
+           "members, chunk 64K, on mqstripe, md, dm and JBOD", pts)
+    mem = ["/dev/nullb%d" % i for i in range(4)]
+    same = []
+    for quick in (True, False):
+        for pt in pts:
+            for system in pt["systems"]:
+                devs = mem if system == "jbod" else ["/dev/arr"]
+                got = B.profile_jobs(pt, "d", quick, system, devs, mem)
+                want = [j for st in B.plan("d", quick)
+                        if st["system"] == system and not st.get("wide")
+                        and st["chunk"] in (None, B.MAIN_CHUNK)
+                        and st["rep"] == 1
+                        for j in B.step_jobs(st, "d", quick, devs, mem)
+                        if j.meta["variant"] == pt["variant"]]
+
+                def lines(jobs):
+                    return [x for j in jobs for x in j.fio_lines()[1:]
+                            if not x.startswith("runtime=")]
+                rt = ["runtime=%dms" % (pt["seconds"] * 1000)] * \
+                    len(got[0].sections) if got else []
+                same.append(len(got) == 1 and len(want) == 1 and
+                            lines(got) == lines(want) and
+                            [x for x in got[0].fio_lines()
+                             if x.startswith("runtime=")] == rt)
+    result(same and all(same), "each profile point of setup d runs setup "
+           "d's own job of that variant (full and QUICK), only the runtime "
+           "the point's", same)
+    fake = {
+        "mqstripe": {"insn_per_io": 16000, "insn_per_io_alone": 15000,
+                     "sym": [(20.0, "[k] memcpy"), (10.0, "[k] mqs_map"),
+                             (20.0, "[k] pv_native_safe_halt")],
+                     "dso": [(80.0, "[kernel.kallsyms]"),
+                             (20.0, "[mqstripe]")]},
+        "jbod": {"insn_per_io": 12000, "insn_per_io_alone": 11000,
+                 "sym": [(30.0, "[k] memcpy"),
+                         (40.0, "[k] pv_native_safe_halt")],
+                 "dso": [(100.0, "[kernel.kallsyms]")]},
+    }
+    txt = B.profile_compare(pts[0], fake, ["mqstripe", "md", "jbod"])
+
+    def cells(label):
+        for line in txt.splitlines():
+            if line.startswith(label + " "):
+                return line[len(label):].split()
+        return None
+    result(cells("memcpy") == ["4000", "6000", "-2000"] and
+           cells("mqs_map") == ["2000", "-", "+2000"] and
+           cells("[mqstripe]") == ["4000", "-", "+4000"] and
+           cells("[kernel.kallsyms]") == ["12000", "12000", "+0"] and
+           cells("idle samples %") == ["20.0", "40.0"] and
+           cells("pv_native_safe_halt") is None,
+           "the comparison: a symbol's instructions per IO = its share of "
+           "the non-idle samples x instructions per IO under perf, "
+           "mqstripe - JBOD beside, idle samples left out", txt)
+    est = subprocess.run([sys.executable, os.path.join(BENCH, "benchlib.py"),
+                          "estimate-profile", "1", "a", "b", "c", "d"],
+                         capture_output=True, text=True)
+    result([ln.split()[0] for ln in est.stdout.splitlines()] ==
+           ["a", "b", "c", "d"] and all(
+               int(ln.split()[1]) > 60 for ln in est.stdout.splitlines()),
+           "benchlib.py estimate-profile: seconds per setup", est.stdout +
+           est.stderr)
+    # bench.sh PROFILE=1 with a stand-in for run-vm.sh: which boots
+    fakevm = os.path.join(TMP, "runvm")
+    with open(fakevm, "w") as f:
+        f.write('#!/bin/bash\necho "$*" >>"$FAKE_ARGS"\n')
+    env = dict(os.environ, PROFILE="1", QUICK="1", MQS_RUNVM=fakevm,
+               FAKE_ARGS=os.path.join(TMP, "args"),
+               BENCH_OUT=os.path.join(TMP, "prof"))
+    env.pop("BENCH_SETUPS", None)
+    b = subprocess.run(["bash", os.path.join(BENCH, "bench.sh")], env=env,
+                       capture_output=True, text=True, cwd=TOP)
+    try:
+        with open(env["FAKE_ARGS"]) as f:
+            boots = f.read().splitlines()
+    except OSError:
+        boots = []
+    setups = [ln.split("--setup ")[1].split()[0] for ln in boots
+              if "--setup " in ln]
+    dboot = [ln for ln in boots if "--setup d" in ln]
+    result(b.returncode == 0 and setups == ["a", "b", "c", "d"] and
+           all("--profile" in ln for ln in boots) and dboot and
+           "--icount" in dboot[0] and "--accel tcg" in dboot[0],
+           "bench.sh PROFILE=1 profiles setups a b c d by default, d in "
+           "its icount guest", b.stdout + b.stderr + "\n".join(boots))
     print("1..%d" % n)
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
