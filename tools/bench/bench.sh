@@ -70,9 +70,10 @@ known_crash() {
 	local step
 	grep -q 'Oops: double fault' "$1" 2>/dev/null || return 1
 	grep -q 'RIP: 0010:kmem_cache_alloc_noprof+' "$1" || return 1
-	step=$(grep -E '^bench: \[.*\] setup .*: (rep|round) [0-9]+/[0-9]+ .* on ' "$1" |
+	step=$(grep -E '^bench: (\[.*\] setup .*: (rep|round) [0-9]+/[0-9]+|profile [a-z]+) .* on ' "$1" |
 		tail -n 1)
 	step=${step#*] setup }
+	step=${step#bench: }
 	echo "${step:-no step yet}"
 }
 

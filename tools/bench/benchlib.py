@@ -175,8 +175,9 @@ W6_NOWBT = "4K-randread-QD1-wbt-off"  # W6, the array's wbt_lat_usec = 0
 # where the instructions per IO go.  A point: name (of the files),
 # workload and variant (the job of that setup's own job builder: block_jobs,
 # or cpu_jobs for setup d), members, chunk (default MAIN_CHUNK), seconds
-# (the job's runtime, replacing the setup's), systems (default ARRAYS),
-# why (the file's header).
+# (the job's runtime, replacing the setup's), under icount window (the
+# guest seconds of the job's steady state that perf records), systems
+# (default ARRAYS), why (the file's header).
 _W1_POINT = {"name": "W1", "workload": "W1", "variant": "4K-randread",
              "members": 4, "seconds": 4,
              "why": "W1 target: 1.2 x md and dm IOPS, CPU per IO no more"}
@@ -199,7 +200,7 @@ PROFILE = {
     # cpu-clock follows the guest clock, one ns per instruction, so a busy
     # vCPU's samples count its instructions; JBOD too, the floor
     "d": [{"name": var, "workload": CPU, "variant": var, "members": 4,
-           "chunk": MAIN_CHUNK, "seconds": 4,
+           "chunk": MAIN_CHUNK, "seconds": 6, "window": 4,
            "systems": ARRAYS + ["jbod"],
            "why": "CPU-cost target %s: where the instructions per IO go "
                   "(mqstripe >= 1.05 x md raid0, 1.15 x dm-stripe, 0.90 x "
@@ -836,7 +837,7 @@ def profile_compare(point, figs, order=None, top=40):
                 name = perf_sym_name(k) if kind == "sym" else k
                 if name in ignore:
                     continue
-                if name == "[kernel.kallsyms]":
+                if name.startswith("[kernel."):
                     # the idle samples are the kernel's
                     pc -= figs[x]["idle_pct"]
                 per.setdefault(name, {})[x] = pc / busy[x] * ipo

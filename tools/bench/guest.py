@@ -35,6 +35,7 @@ import glob
 import gzip
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -700,11 +701,16 @@ class Runner:
         jf = write_job_file(jobs)
         data = os.path.join(WORK, "perf.data")
         outp = os.path.join(WORK, "out.json")
-        rc, _, err, _ = run_bounded(
-            ["perf", "record", "-q", "-e", "cpu-clock", "-F", "999", "-a",
-             "-g", "-o", data, "--", "fio", "--output-format=json",
-             "--output", outp, jf], tmo + 180, cwd=WORK)
-        fig = self.profile_fig(jobs[0], outp, rc, err)
+        if icount:
+            fig = self.perf_window(jf, data, outp, members,
+                                   point["window"], tmo)
+        else:
+            rc, _, err, _ = run_bounded(
+                ["perf", "record", "-q", "-e", "cpu-clock", "-F", "999",
+                 "-a", "-g", "-o", data, "--", "fio",
+                 "--output-format=json", "--output", outp, jf], tmo + 180,
+                cwd=WORK)
+            fig = self.profile_fig(jobs[0], outp, rc, err)
         res["insn_per_io"] = fig.get("insn_per_io")
         # under icount a symbol of 0.1 % is about 15 instructions per IO
         lim = "0.1" if icount else "0.5"
@@ -724,9 +730,10 @@ class Runner:
         res["dso"] = B.parse_perf_flat(dsos)
         seconds = "%s s" % point["seconds"]
         if icount:
-            seconds += (" of guest time (icount: one guest ns per "
-                        "instruction; cpu-clock samples every 1e9/999 "
-                        "guest ns on each vCPU)")
+            seconds = ("%s s of guest time in the job's steady state (icount:"
+                       " one guest ns per instruction; cpu-clock samples "
+                       "every 1e9/999 guest ns on each vCPU)" %
+                       point["window"])
         name = "%s-%s-%s.txt" % (self.setup, point["name"], system)
         with open(os.path.join(pdir, name), "w") as f:
             f.write("# setup %s (%s), %s on %s, %d members, %s\n"
@@ -737,8 +744,8 @@ class Runner:
                         "one job per member", point["why"]))
             if alone is not None:
                 f.write("# fio alone: %s\n" % alone["text"])
-                f.write("# fio under perf: %s (perf's sampling and "
-                        "recording counted)\n" % fig["text"])
+                f.write("# under perf, the recorded window: %s\n" %
+                        fig["text"])
             else:
                 f.write("# fio: %s\n" % fig["text"])
             opts = dict(jobs[0].opts, **jobs[0].sections[0])
@@ -764,6 +771,114 @@ class Runner:
             f.write(callers or "")
         self.say("profile: %s: %s" % (name, fig["text"]))
         return res
+
+    def perf_window(self, jf, data, outp, members, window, tmo):
+        """Under icount: perf record -a starts with its events disabled
+        (-D -1) around fio, and records `window` guest seconds of the
+        job's steady state only (enabled and disabled through --control):
+        fio's start and end (its libraries come over 9p: the guest idles
+        while the host reads, its clock jumps from timer to timer, and
+        perf's own timer is one) stay out of the samples.  The figure is
+        that window's: the IOs the members completed in it (their stat:
+        reads, writes and merges) against the guest time it took.
+        Returns {"text", "iops", "insn_per_io"}."""
+        ctl = os.path.join(WORK, "perf.ctl")
+        ack = os.path.join(WORK, "perf.ack")
+        for fifo in (ctl, ack):
+            os.mkfifo(fifo)
+        errf = open(os.path.join(WORK, "perf.err"), "w")
+        proc = subprocess.Popen(
+            ["perf", "record", "-q", "-D", "-1", "--control",
+             "fifo:%s,%s" % (ctl, ack), "-e", "cpu-clock", "-F", "999",
+             "-a", "-g", "-o", data, "--", "fio", "--output-format=json",
+             "--output", outp, jf], cwd=WORK, stdout=errf, stderr=errf,
+            start_new_session=True)
+        ackfd = os.open(ack, os.O_RDWR | os.O_NONBLOCK)
+        ctlfd = None
+        stats = ["/sys/block/%s/stat" % os.path.basename(m)
+                 for m in members]
+
+        def ios():
+            n = 0
+            for st in stats:
+                f = (readf(st) or "").split()
+                n += sum(int(f[k]) for k in (0, 1, 4, 5) if k < len(f))
+            return n
+
+        def alive():
+            return proc.poll() is None
+
+        def command(cmd):
+            os.write(ctlfd, (cmd + "\n").encode())
+            end = time.monotonic() + 60 * TIMEOUT_SCALE
+            got = b""
+            while b"ack" not in got:
+                left = end - time.monotonic()
+                if left <= 0 or not alive():
+                    raise RuntimeError("perf did not acknowledge '%s'" %
+                                       cmd)
+                if select.select([ackfd], [], [], min(left, 1.0))[0]:
+                    try:
+                        got += os.read(ackfd, 64)
+                    except BlockingIOError:
+                        pass
+
+        try:
+            # perf opens the control fifo at its start; then fio's first
+            # IOs, then its ramp and a little more
+            end = time.monotonic() + tmo * TIMEOUT_SCALE
+            while ctlfd is None:
+                try:
+                    ctlfd = os.open(ctl, os.O_WRONLY | os.O_NONBLOCK)
+                except OSError:
+                    if not alive() or time.monotonic() > end:
+                        raise RuntimeError("perf did not start")
+                    time.sleep(0.05)
+            n0 = ios()
+            while ios() == n0:
+                if not alive() or time.monotonic() > end:
+                    raise RuntimeError("fio did not start its IO")
+                time.sleep(0.02)
+            time.sleep(0.5)
+            command("enable")
+            t0, i0 = time.monotonic(), ios()
+            time.sleep(window)
+            t1, i1 = time.monotonic(), ios()
+            command("disable")
+            if not alive() and proc.returncode != 0:
+                raise RuntimeError("perf/fio exit %d" % proc.returncode)
+            try:
+                proc.wait(timeout=tmo * TIMEOUT_SCALE)
+            except subprocess.TimeoutExpired:
+                raise RuntimeError("fio did not end")
+        finally:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    raise Stuck("perf/fio: no exit after SIGKILL: %s" %
+                                diagnostics())
+            errf.close()
+            os.close(ackfd)
+            if ctlfd is not None:
+                os.close(ctlfd)
+        err = readf(os.path.join(WORK, "perf.err"), "")
+        if proc.returncode != 0:
+            raise RuntimeError("perf/fio exit %d: %s" % (proc.returncode,
+                                                         err[-300:]))
+        n = i1 - i0
+        out = {"iops": n / (t1 - t0) if t1 > t0 else 0}
+        out["insn_per_io"] = (t1 - t0) * 1e9 / n if n else None
+        out["text"] = ("%.0f IOPS in guest time (%d IOs at the members in "
+                       "%.3f s): %.0f instructions per IO (all vCPUs, "
+                       "perf's sampling and recording counted)" % (
+                           out["iops"], n, t1 - t0,
+                           out["insn_per_io"] or 0))
+        return out
 
     def profile_fig(self, job, outp, rc, err):
         """The figure of a profile run: {"text", "iops", "insn_per_io"}

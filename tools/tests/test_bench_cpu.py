@@ -298,10 +298,13 @@ try:
     result(sorted(pt["variant"] for pt in pts) ==
            sorted([B.CPU_RANDREAD, B.CPU_RANDWRITE]) and all(
                pt["workload"] == B.CPU and pt["members"] == 4 and
-               pt["chunk"] == B.MAIN_CHUNK and sorted(pt["systems"]) ==
+               pt["chunk"] == B.MAIN_CHUNK and
+               0 < pt["window"] < pt["seconds"] - 1 and
+               sorted(pt["systems"]) ==
                sorted(["mqstripe", "md", "dm", "jbod"]) for pt in pts),
            "setup d's profile points: the 4K random read and write, 4 "
-           "members, chunk 64K, on mqstripe, md, dm and JBOD", pts)
+           "members, chunk 64K, on mqstripe, md, dm and JBOD, perf's "
+           "window inside the job's runtime", pts)
     mem = ["/dev/nullb%d" % i for i in range(4)]
     same = []
     for quick in (True, False):
