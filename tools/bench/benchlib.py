@@ -659,8 +659,8 @@ PROFILE_REPORT_COST = 40.0
 
 def profile_estimate(setup, quick, vcpus=2):
     """Seconds for one boot of PROFILE=1: boot, members, prefill, and per
-    point and system the array, the fio run (under icount: once alone and
-    once under perf) and perf's reports."""
+    point and system the array, the fio run (under icount: alone on all
+    vCPUs, then alone and under perf on one) and perf's reports."""
     p = params(quick)
     s = SETUPS[setup]
     icount = s.get("icount")
@@ -674,11 +674,14 @@ def profile_estimate(setup, quick, vcpus=2):
             devs = mem if system == "jbod" else ["/dev/arr"]
             fio = sum(j.timed for j in profile_jobs(
                 point, setup, quick, system, devs, mem, vcpus))
+            create = COST["create"][system]
             if icount:
-                fio = 2 * (fio * COST["icount"] + COST["invocation"])
+                # alone on all vCPUs, alone and under perf on one
+                fio = 3 * (fio * COST["icount"] + COST["invocation"])
+                create *= 2
             else:
                 fio += COST["invocation"]
-            t += COST["create"][system] + fio + PROFILE_REPORT_COST
+            t += create + fio + PROFILE_REPORT_COST
     return t
 
 
@@ -792,15 +795,17 @@ def perf_sym_name(key):
 
 def profile_compare(point, figs, order=None, top=40):
     """Setup d: the instructions per IO of each system by symbol and by
-    object, side by side.  figs: {system: {"insn_per_io": under perf,
-    "insn_per_io_alone": without it, "sym": parse_perf_flat(...), "dso":
-    ...}}.  A symbol's instructions per IO = its share of the samples that
-    are not idle (IDLE_SYMS) x the instructions per IO under perf: a busy
-    vCPU's samples follow its instructions.  The text of the file."""
+    object, side by side.  figs: {system: {"insn_per_io": under perf (one
+    vCPU online), "insn_per_io_alone": without perf (one vCPU),
+    "insn_per_io_smp": without perf on all vCPUs, "sym":
+    parse_perf_flat(...), "dso": ...}}.  A symbol's instructions per IO =
+    its share of the samples that are not idle (IDLE_SYMS) x the
+    instructions per IO under perf: the one vCPU's samples follow its
+    instructions.  The text of the file."""
     systems = [x for x in (order or list(figs)) if x in figs]
     base = "jbod" if "jbod" in systems else systems[-1]
     lines = ["# setup d, %s: instructions per IO by symbol and by object"
-             % point["name"],
+             " (profiled with one vCPU online)" % point["name"],
              "# a symbol's share of the non-idle samples x 1e9 / IOPS "
              "under perf; '-' below the report's cut-off (0.1 %)", ""]
     w = 11
@@ -816,9 +821,11 @@ def profile_compare(point, figs, order=None, top=40):
     def fig(x, k, fmt="%.0f"):
         v = figs[x].get(k)
         return fmt % v if v else "?"
-    lines.append(row("insn/IO without perf",
+    lines.append(row("insn/IO alone, all vCPUs",
+                     [fig(x, "insn_per_io_smp") for x in systems]))
+    lines.append(row("insn/IO alone, 1 vCPU",
                      [fig(x, "insn_per_io_alone") for x in systems]))
-    lines.append(row("insn/IO under perf",
+    lines.append(row("insn/IO under perf, 1 vCPU",
                      [fig(x, "insn_per_io") for x in systems]))
     busy = {}
     for x in systems:

@@ -624,11 +624,18 @@ class Runner:
         -e cpu-clock -a -g` (TCG has no hardware counters); the fio
         figure, the flat report by symbol and by object and the call
         chains above 3 % go to DIR/profile/<setup>-<point>-<system>.txt.
+
         Under icount (setup d) cpu-clock follows the guest clock, one ns
-        per instruction: a busy vCPU's samples count its instructions.
-        There the job also runs once without perf (the figure as setup d
-        measures it), and DIR/profile/<setup>-<point>-compare.txt sets the
-        systems' instructions per IO by symbol and object side by side."""
+        per instruction, but a sample counts instructions only when one
+        vCPU runs: QEMU's single-threaded round robin runs a vCPU until
+        the next timer deadline, and perf's timers on both vCPUs made one
+        of two spinning vCPUs execute about 90 % of the instructions
+        while each took half of the samples.  So every job first runs
+        alone on both vCPUs (setup d's figure), then the other vCPUs go
+        offline (no array exists across the change) and each job runs
+        alone and under perf on the one left: the profile, its figure,
+        and DIR/profile/<setup>-<point>-compare.txt, the systems'
+        instructions per IO by symbol and object side by side."""
         self.info["env"] = {}
         self.ests = []  # no plan: no estimate in the progress lines
         if not B.PROFILE.get(self.setup):
@@ -642,61 +649,109 @@ class Runner:
                           ("/proc/sys/kernel/kptr_restrict", "0")):
             with open(path, "w") as f:
                 f.write(val + "\n")
-        for point in B.PROFILE.get(self.setup, []):
-            figs = {}
-            systems = point.get("systems", B.ARRAYS)
-            for system in systems:
-                members = self.members[:point["members"]]
-                self.say("profile %s %s on %s (%d members)" % (
-                    self.setup, point["name"], B.LABEL[system],
-                    len(members)))
-                dev = None
-                if system in B.ARRAYS:
-                    dev, _ = self.create(system, members,
-                                         point.get("chunk", B.MAIN_CHUNK))
-                try:
-                    try:
-                        figs[system] = self.profile_one(
-                            point, system, [dev] if dev else members,
-                            members, pdir)
-                    except Stuck:
-                        raise
-                    except Exception as e:  # record; the next system
-                        msg = "profile %s %s: %s" % (point["name"], system,
-                                                     e)
-                        self.say("ERROR " + msg)
-                        self.info["errors"].append(msg)
-                finally:
-                    if dev:
-                        self.destroy(system, dev)
-            if point["workload"] == B.CPU and figs:
-                name = "%s-%s-compare.txt" % (self.setup, point["name"])
-                with open(os.path.join(pdir, name), "w") as f:
-                    f.write(B.profile_compare(point, figs, systems))
-                self.say("profile: %s" % name)
+        icount = bool(self.s.get("icount"))
+        smp = {}
+        if icount:
+            for point in B.PROFILE[self.setup]:
+                for system in point.get("systems", B.ARRAYS):
+                    self.say("profile %s %s on %s: fio alone on %d vCPUs" %
+                             (self.setup, point["name"], B.LABEL[system],
+                              self.vcpus))
+                    smp[point["name"], system] = self.on_target(
+                        point, system, self.fio_alone)
+            self.cpus_online(1)
+        try:
+            for point in B.PROFILE[self.setup]:
+                figs = {}
+                systems = point.get("systems", B.ARRAYS)
+                for system in systems:
+                    self.say("profile %s %s on %s (%d members)" % (
+                        self.setup, point["name"], B.LABEL[system],
+                        point["members"]))
+                    fig = self.on_target(
+                        point, system, self.profile_one, pdir,
+                        smp.get((point["name"], system)))
+                    if fig:
+                        figs[system] = fig
+                if icount and figs:
+                    name = "%s-%s-compare.txt" % (self.setup, point["name"])
+                    with open(os.path.join(pdir, name), "w") as f:
+                        f.write(B.profile_compare(point, figs, systems))
+                    self.say("profile: %s" % name)
+        finally:
+            if icount:
+                self.cpus_online(None)
 
-    def profile_one(self, point, system, devs, members, pdir):
+    def on_target(self, point, system, fn, *args):
+        """fn(point, system, devs, members, *args) on the point's array
+        (created and stopped around it) or members (JBOD); its result,
+        None after an error (recorded)."""
+        members = self.members[:point["members"]]
+        dev = None
+        try:
+            if system in B.ARRAYS:
+                dev, _ = self.create(system, members,
+                                     point.get("chunk", B.MAIN_CHUNK))
+            return fn(point, system, [dev] if dev else members, members,
+                      *args)
+        except Stuck:
+            raise
+        except Exception as e:  # record; the next system
+            msg = "profile %s %s: %s" % (point["name"], system, e)
+            self.say("ERROR " + msg)
+            self.info["errors"].append(msg)
+            return None
+        finally:
+            if dev:
+                self.destroy(system, dev)
+
+    def cpus_online(self, n):
+        """The first n CPUs online, the others offline (None: all
+        online)."""
+        paths = glob.glob("/sys/devices/system/cpu/cpu[0-9]*/online")
+        for path in sorted(paths, key=lambda x: int(x.split("/")[-2][3:])):
+            k = int(path.split("/")[-2][3:])
+            want = "1" if n is None or k < n else "0"
+            if readf(path) != want:
+                with open(path, "w") as f:
+                    f.write(want + "\n")
+        online = os.sysconf("SC_NPROCESSORS_ONLN")
+        self.say("%d CPU%s online" % (online, "s" if online > 1 else ""))
+        if n is not None and online != n:
+            raise RuntimeError("%d CPUs online, not %d" % (online, n))
+
+    def fio_alone(self, point, system, devs, members):
+        """The point's job without perf: its figure (profile_fig)."""
+        jobs = B.profile_jobs(point, self.setup, self.quick, system, devs,
+                              members, self.vcpus, polls=io_poll)
+        jf = write_job_file(jobs)
+        outp = os.path.join(WORK, "out.json")
+        rc, _, err, _ = run_bounded(
+            ["fio", "--output-format=json", "--output", outp, jf],
+            120 + sum(j.timed for j in jobs) * 4, cwd=WORK)
+        fig = self.profile_fig(jobs[0], outp, rc, err)
+        self.say("profile:     %s" % fig["text"])
+        return fig
+
+    def profile_one(self, point, system, devs, members, pdir, smp=None):
         """One system at one point: the profile file; returns the figures
-        and parsed flat profiles (for the comparison of setup d)."""
+        and parsed flat profiles (for the comparison of setup d).  smp:
+        the figure alone on all vCPUs (setup d)."""
         chunk = None if system == "jbod" else point.get("chunk",
                                                         B.MAIN_CHUNK)
         icount = bool(self.s.get("icount"))
+        # the job of the setup's vCPU count, whatever is online now
         jobs = B.profile_jobs(point, self.setup, self.quick, system, devs,
                               members, self.vcpus, polls=io_poll)
         if not jobs:
             raise RuntimeError("no job %s for %s" % (point["variant"],
                                                      system))
         tmo = 120 + sum(j.timed for j in jobs) * 4
-        res = {}
+        res = {"insn_per_io_smp": (smp or {}).get("insn_per_io")}
         alone = None
         if icount:
-            # the figure as setup d measures it: fio alone
-            jf = write_job_file(jobs)
-            outp = os.path.join(WORK, "out.json")
-            rc, _, err, _ = run_bounded(
-                ["fio", "--output-format=json", "--output", outp, jf],
-                tmo, cwd=WORK)
-            alone = self.profile_fig(jobs[0], outp, rc, err)
+            # fio alone as profiled: one vCPU
+            alone = self.fio_alone(point, system, devs, members)
             res["insn_per_io_alone"] = alone.get("insn_per_io")
         jf = write_job_file(jobs)
         data = os.path.join(WORK, "perf.data")
@@ -743,9 +798,12 @@ class Runner:
                         "chunk %dK" % chunk if chunk else
                         "one job per member", point["why"]))
             if alone is not None:
-                f.write("# fio alone: %s\n" % alone["text"])
-                f.write("# under perf, the recorded window: %s\n" %
-                        fig["text"])
+                f.write("# fio alone on %d vCPUs (setup d's figure): %s\n"
+                        % (self.vcpus, (smp or {}).get("text", "?")))
+                f.write("# fio alone on 1 vCPU (the others offline, as "
+                        "profiled): %s\n" % alone["text"])
+                f.write("# under perf on 1 vCPU, the recorded window: %s\n"
+                        % fig["text"])
             else:
                 f.write("# fio: %s\n" % fig["text"])
             opts = dict(jobs[0].opts, **jobs[0].sections[0])
@@ -754,14 +812,16 @@ class Runner:
                 len(jobs[0].sections), " ".join(
                     "%s=%s" % (k, v) if v is not None else k
                     for k, v in opts.items())))
-            f.write("# kernel %s, %d vCPUs, perf record -e cpu-clock -F 999 "
-                    "-a -g, %s\n" % (os.uname().release, self.vcpus,
-                                     seconds))
+            f.write("# kernel %s, %d vCPUs (%d online), perf record -e "
+                    "cpu-clock -F 999 -a -g, %s\n" % (
+                        os.uname().release, self.vcpus,
+                        os.sysconf("SC_NPROCESSORS_ONLN"), seconds))
             if icount:
                 f.write("# samples: under icount cpu-clock runs on the "
-                        "guest clock, so a busy vCPU's samples count its "
-                        "instructions; samples in the idle loop count "
-                        "the time the other vCPU's instructions passed\n")
+                        "guest clock, and with one vCPU online a sample "
+                        "comes every 1e6 or so of its instructions; "
+                        "samples in the idle loop count guest time the "
+                        "clock skipped\n")
             f.write("\n")
             f.write(flat or "")
             f.write("\n\n# by object (the module: [mqstripe], [raid0], "

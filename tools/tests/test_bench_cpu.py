@@ -333,6 +333,7 @@ try:
            "the point's", same)
     fake = {
         "mqstripe": {"insn_per_io": 16000, "insn_per_io_alone": 15000,
+                     "insn_per_io_smp": 15500,
                      "sym": [(20.0, "[k] memcpy"), (10.0, "[k] mqs_map"),
                              (20.0, "[k] pv_native_safe_halt")],
                      "dso": [(80.0, "[kernel.kallsyms]"),
@@ -354,6 +355,7 @@ try:
            cells("[mqstripe]") == ["4000", "-", "+4000"] and
            cells("[kernel.kallsyms]") == ["12000", "12000", "+0"] and
            cells("idle samples %") == ["20.0", "40.0"] and
+           cells("insn/IO alone, all vCPUs") == ["15500", "?"] and
            cells("pv_native_safe_halt") is None,
            "the comparison: a symbol's instructions per IO = its share of "
            "the non-idle samples x instructions per IO under perf, "
