@@ -6,7 +6,7 @@
 # Loads the module, runs the given tests (file names in this directory) in
 # order and prints KTAP, one line per test ("selftests: mqstripe-persist:
 # NAME"), each test's own output indented with "# ".  Each test gets
-# MQS_TIMEOUT seconds (default 300).  After each test the kernel log
+# MQS_TIMEOUT seconds (default 600).  After each test the kernel log
 # written since it started is scanned (WARNING, BUG, Oops, hung tasks, RCU
 # stalls, UBSAN, KASAN, leaks; selftests/kmsg.py): a hit fails it, and so
 # do arrays it left behind (they are stopped).
@@ -16,7 +16,7 @@
 # shellcheck source=SCRIPTDIR/../guest_lib.sh
 . "$PERSIST_SELF/../guest_lib.sh"
 
-timeout_s=${MQS_TIMEOUT:-300}
+timeout_s=${MQS_TIMEOUT:-600}
 
 ktap_header
 ktap_plan $#
