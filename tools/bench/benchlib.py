@@ -854,26 +854,21 @@ def profile_compare(point, figs, order=None, top=40):
         keys = [k for k in keys if any(v >= 1 for v in per[k].values())]
         lines.extend(["", "# %s (sorted by mqstripe - %s)" % (
             title, LABEL[base])])
-        for k in keys[:top] + (["..."] if len(keys) > top else []):
-            if k == "...":
-                lines.append("...")
-                continue
+        def add(k):
             v = per[k]
             cells = ["%.0f" % v[x] if x in v else "-" for x in systems]
             cells.append("%+.0f" % (v.get(mq, 0) - v.get(base, 0)))
             if "md" in systems:
                 cells.append("%+.0f" % (v.get(mq, 0) - v.get("md", 0)))
             lines.append(row(k, cells))
+        for k in keys[:top]:
+            add(k)
         # the other end: what mqstripe spends less on
         if len(keys) > top:
+            lines.append("...")
             lines.append("# ... least (mqstripe below %s)" % LABEL[base])
             for k in keys[-8:]:
-                v = per[k]
-                cells = ["%.0f" % v[x] if x in v else "-" for x in systems]
-                cells.append("%+.0f" % (v.get(mq, 0) - v.get(base, 0)))
-                if "md" in systems:
-                    cells.append("%+.0f" % (v.get(mq, 0) - v.get("md", 0)))
-                lines.append(row(k, cells))
+                add(k)
     table("dso", "by object, instructions per IO (the kernel's without "
           "its idle samples)")
     table("sym", "by symbol, instructions per IO", ignore=IDLE_SYMS)
