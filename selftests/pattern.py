@@ -9,6 +9,7 @@ So any sector read back names where it was written and by which pass.
 
   pattern.py fill  DEV OFF LEN SEED [--tag TAGOFF] [--vary] [--sync fsync|dsync|none]
   pattern.py check DEV OFF LEN SEED [--tag TAGOFF]
+  pattern.py verify DEV OFF LEN SEED    fill, then check, in one process
   pattern.py zero  DEV OFF LEN                  the range reads as zeroes
   pattern.py mapcheck ARRAY CHUNK DOFF SEED MEMBER...
         the members hold, at the offsets of the striping rule (chunk c on
@@ -294,6 +295,10 @@ def main(argv):
                 return fill(dev, off, length, seed, tag, opts.get("vary", False),
                             opts.get("sync", "fsync"))
             return check(dev, off, length, seed, tag)
+        if cmd == "verify" and len(pos) == 4:
+            dev, off, length, seed = pos[0], num(pos[1]), num(pos[2]), num(pos[3])
+            return fill(dev, off, length, seed, off, False) or \
+                check(dev, off, length, seed, off)
         if cmd == "zero" and len(pos) == 3:
             return check(pos[0], num(pos[1]), num(pos[2]), 0, 0, zero=True)
         if cmd in ("mapcheck", "mapfill") and len(pos) >= 5:

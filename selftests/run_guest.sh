@@ -13,7 +13,9 @@
 # Oops, hung tasks, RCU stalls, UBSAN, KASAN, lockdep, leaks): any hit fails
 # it, and so do arrays or dm devices it left behind (they are removed).
 # With MQS_DEADLINE (epoch seconds) set, a test not started by then is
-# reported skipped ("not started: the run's time budget ended").
+# reported skipped ("not started: the run's time budget ended"); with
+# MQS_HARD_END (epoch seconds) set, a test still running then is killed
+# and fails ("timed out at the run's hard end"), whatever its timeout.
 # On a kernel with kmemleak (the debug kernel), after the last test the
 # module is unloaded and kmemleak scans the whole run, reported as one more
 # result, kmemleak_final_scan: an unreferenced object fails it when it was
@@ -208,6 +210,13 @@ for t in "${tests[@]}"; do
 	mark=$(klog_mark "start $t")
 	[ $final_scan = 0 ] || leak_marks+=("$(kmsg jiffies)=$t")
 	start=$(date +%s)
+	# MQS_HARD_END (make check's CHECK_END): no test runs past it
+	limit=$timeout_s
+	why="timed out after ${timeout_s}s"
+	if [ -n "${MQS_HARD_END:-}" ] && [ $((MQS_HARD_END - start)) -lt "$limit" ]; then
+		limit=$((MQS_HARD_END - start))
+		why="timed out at the run's hard end, $(date -u -d "@$MQS_HARD_END" +%T) UTC (MQS_HARD_END, make check's CHECK_END), after $((limit < 0 ? 0 : limit))s of its ${timeout_s}s"
+	fi
 	fifo=$(mktemp -u /tmp/mqs-fifo.XXXXXX)
 	mkfifo "$fifo"
 	log=$(mktemp /tmp/mqs-log.XXXXXX)
@@ -228,7 +237,7 @@ for t in "${tests[@]}"; do
 		if [ -z "$oops_at" ] && died; then
 			oops_at=$(date +%s)
 		fi
-		if [ $(($(date +%s) - start)) -ge "$timeout_s" ] ||
+		if [ $(($(date +%s) - start)) -ge "$limit" ] ||
 			{ [ -n "$oops_at" ] && [ $(($(date +%s) - oops_at)) -ge 20 ]; }; then
 			timed_out=1
 			[ -n "$oops_at" ] || show_blocked
@@ -254,7 +263,7 @@ for t in "${tests[@]}"; do
 	if [ $timed_out = 1 ] && [ -n "$oops_at" ]; then
 		reasons+=("killed 20 s after a kernel oops")
 	elif [ $timed_out = 1 ]; then
-		reasons+=("timed out after ${timeout_s}s")
+		reasons+=("$why")
 	fi
 	left=
 	died || bounded_leftovers	# after an oops, umount and stop may hang
