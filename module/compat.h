@@ -18,6 +18,7 @@
 #include <linux/mm.h>
 
 #include "mqstripe_probed.h"
+#include "mqs_limits.h"
 
 #ifdef HAVE_BLK_INTEGRITY_H
 /* 5.16+; before, the integrity API was in linux/blkdev.h */
@@ -450,34 +451,6 @@ static inline int mqs_bioset_integrity_create(struct bio_set *bs,
 }
 
 /* ---- the gendisk and its queue limits ------------------------------ */
-
-/**
- * struct mqs_limits - queue limits computed by the driver, in the units
- * struct queue_limits uses; applied by mqs_alloc_disk()
- *
- * @integrity_src is the member whose integrity profile every member has
- * (mqs_integrity_same()) and the array takes, or NULL: no profile.
- */
-struct mqs_limits {
-	unsigned int logical_block_size;
-	unsigned int physical_block_size;
-	unsigned int io_min;
-	unsigned int io_opt;
-	unsigned int max_hw_sectors;
-	unsigned int max_sectors;
-	unsigned int max_segment_size;
-	unsigned short max_segments;
-	unsigned long seg_boundary_mask;
-	unsigned long virt_boundary_mask;
-	unsigned int dma_alignment;
-	unsigned int max_discard_sectors;
-	unsigned int discard_granularity;
-	unsigned int max_write_zeroes_sectors;
-	bool rotational;
-	bool stable_writes;
-	bool nowait;
-	struct block_device *integrity_src;
-};
 
 #ifdef HAVE_QUEUE_LIMITS_FEATURES
 /* 6.11+: everything, flags included, goes in through struct queue_limits. */

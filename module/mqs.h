@@ -19,14 +19,6 @@
 #define MQS_NAME		"mqstripe"
 
 /*
- * Ceiling of max_hw_sectors: 64 MiB.  One request never pins more than this
- * many bytes of pages, a member bio's bi_size (unsigned int bytes) always
- * fits, and it is 32 x the largest NVMe MDTS commonly seen (2 MiB).
- */
-#define MQS_MAX_HW_SECTORS_CEILING	((64U << 20) >> SECTOR_SHIFT)
-/* max_segments is an unsigned short in struct queue_limits. */
-#define MQS_MAX_SEGMENTS_CEILING	65535U
-/*
  * Member bios a request may have open at once while its segments are
  * walked: more members touched means more passes over the request, so the
  * per-request data (cmd_size) does not grow with the member count.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mqstripe: creating and removing arrays, their queue limits and sysfs.
+ * mqstripe: creating and removing arrays, and their sysfs attributes.
  *
  * Locking: mqs_ctl_mutex serialises every create, remove, info and list and
  * protects mqs_arrays.  A removal first marks the array dying under the
@@ -495,129 +495,6 @@ const struct attribute_group *mqs_attr_groups[] = {
 	&mqs_attr_group,
 	NULL,
 };
-
-/* ---- queue limits ---------------------------------------------------- */
-
-/*
- * The integrity (T10 PI) profile: the array takes the members' profile when
- * every member has the same one.  Members that differ, or one without a
- * profile, leave the array without one (md and dm do the same): it works,
- * its data simply carries no protection information of ours; members that
- * have a profile generate and verify their own.
- */
-static void mqs_stack_integrity(struct mqs_array *a, struct mqs_limits *ml)
-{
-	struct block_device *first = a->members[0].bdev;
-	u32 i;
-
-	for (i = 1; i < a->nr_members; i++) {
-		struct block_device *b = a->members[i].bdev;
-
-		if (!mqs_integrity_same(first, b)) {
-			pr_info(MQSTRIPE_DISK_PREFIX "%d: integrity profile of %pg differs from %pg's: the array has none\n",
-				a->index, b, first);
-			return;
-		}
-	}
-	if (!bdev_get_integrity(first))
-		return;
-	ml->integrity_src = first;
-	/* the guard tags are computed before the data reaches the member */
-	ml->stable_writes = true;
-}
-
-/*
- * Compute the array's limits from its members (rules in README "Queue
- * limits"; the stacking semantics follow blk_stack_limits() in
- * block/blk-settings.c, our own hints follow dm-stripe's io_hints).
- *
- * Not from the members: the array always has a volatile write cache and
- * FUA (compat.h), as md does (md_init_stacking_limits() in
- * drivers/md/md.c).  A member's cache can come and go after create (a dm
- * reload, sysfs write_cache), so which members get a flush is decided at
- * each flush (mqs_queue_flush()); the block layer strips FUA and flushes
- * from member bios of members without a cache and emulates FUA with a
- * flush on members without it (blk_insert_flush() in block/blk-flush.c).
- */
-static void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
-{
-	u32 n = a->nr_members;
-	unsigned int min_hw = UINT_MAX, min_max = UINT_MAX;
-	unsigned int min_segs = USHRT_MAX, min_disc = UINT_MAX;
-	unsigned int min_wz = UINT_MAX, width_sectors, lbs_sectors;
-	u64 v;
-	u32 i;
-
-	memset(ml, 0, sizeof(*ml));
-	ml->logical_block_size = SECTOR_SIZE;
-	ml->physical_block_size = SECTOR_SIZE;
-	ml->max_segment_size = UINT_MAX;
-	ml->seg_boundary_mask = ULONG_MAX;
-	ml->dma_alignment = SECTOR_SIZE - 1;	/* blk_set_stacking_limits() */
-	ml->nowait = true;
-
-	for (i = 0; i < n; i++) {
-		struct block_device *b = a->members[i].bdev;
-		struct request_queue *q = bdev_get_queue(b);
-
-		ml->logical_block_size = max(ml->logical_block_size,
-					     bdev_logical_block_size(b));
-		ml->physical_block_size = max(ml->physical_block_size,
-					      bdev_physical_block_size(b));
-		min_hw = min(min_hw, queue_max_hw_sectors(q));
-		min_max = min(min_max, queue_max_sectors(q));
-		min_segs = min_t(unsigned int, min_segs,
-				 queue_max_segments(q));
-		ml->max_segment_size = min(ml->max_segment_size,
-					   queue_max_segment_size(q));
-		ml->seg_boundary_mask = min(ml->seg_boundary_mask,
-					    queue_segment_boundary(q));
-		ml->virt_boundary_mask = max(ml->virt_boundary_mask,
-					     queue_virt_boundary(q));
-		ml->dma_alignment = max_t(unsigned int, ml->dma_alignment,
-					  queue_dma_alignment(q));
-		min_disc = min(min_disc, bdev_max_discard_sectors(b));
-		ml->discard_granularity = max(ml->discard_granularity,
-					      bdev_discard_granularity(b));
-		min_wz = min(min_wz, bdev_write_zeroes_sectors(b));
-		if (!bdev_nonrot(b))
-			ml->rotational = true;
-		if (bdev_stable_writes(b))
-			ml->stable_writes = true;
-		if (!bdev_nowait(b))
-			ml->nowait = false;
-	}
-
-	ml->io_min = a->chunk_bytes;
-	ml->io_opt = a->chunk_bytes * n;	/* <= 1 GiB, checked at create */
-	width_sectors = ml->io_opt >> SECTOR_SHIFT;
-
-	/* as large as the members together take, and a whole stripe */
-	v = max_t(u64, (u64)n * min_hw, width_sectors);
-	ml->max_hw_sectors = min_t(u64, v, MQS_MAX_HW_SECTORS_CEILING);
-	/* never capped by the chunk */
-	v = max_t(u64, (u64)n * min_max, width_sectors);
-	ml->max_sectors = min_t(u64, v, ml->max_hw_sectors);
-	/* a request of scattered pages must not be split before us */
-	v = max_t(u64, (u64)n * min_segs,
-		  ml->max_sectors >> (PAGE_SHIFT - SECTOR_SHIFT));
-	ml->max_segments = min_t(u64, v, MQS_MAX_SEGMENTS_CEILING);
-
-	lbs_sectors = ml->logical_block_size >> SECTOR_SHIFT;
-	if (min_disc) {
-		v = min_t(u64, (u64)n * min_disc, UINT_MAX >> SECTOR_SHIFT);
-		ml->max_discard_sectors = round_down((unsigned int)v,
-						     lbs_sectors);
-	} else {
-		ml->discard_granularity = 0;
-	}
-	if (min_wz) {
-		v = min_t(u64, (u64)n * min_wz, UINT_MAX >> SECTOR_SHIFT);
-		ml->max_write_zeroes_sectors = round_down((unsigned int)v,
-							  lbs_sectors);
-	}
-	mqs_stack_integrity(a, ml);
-}
 
 /* ---- create ----------------------------------------------------------- */
 

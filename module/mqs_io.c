@@ -540,39 +540,69 @@ static unsigned short mqs_nr_vecs(u64 bytes)
 }
 
 /*
- * A member bio for the gather (see mqs_release_held()): the member bios
- * being filled (@held) are held too; when they are submitted early, their
- * member ranges take one more bio each.  A NOWAIT request does not wait:
- * NULL.
+ * struct mqs_gather_state - one pass of the gather over a request (see
+ * mqs_gather()): the request, the member bios of a group of at most
+ * MQS_GATHER_SLOTS members being filled, and the list of finished ones.
+ * @a, @rq, @opf: the array, the request, the op and flags of its member
+ * bios; @out: member bios made, not yet submitted; @nr: members in the
+ * group; @bios: each one's open bio, or NULL (index: slot in the group).
  */
-static struct bio *mqs_gather_alloc(struct mqs_array *a, struct request *rq,
-				    blk_opf_t opf, struct bio **held,
-				    u32 nr_held, struct bio_list *out,
-				    u32 member, sector_t sector)
+struct mqs_gather_state {
+	struct mqs_array *a;
+	struct request *rq;
+	blk_opf_t opf;
+	struct bio_list *out;
+	u32 nr;
+	struct bio *bios[MQS_GATHER_SLOTS];
+};
+
+/*
+ * struct mqs_piece - a run of the request's data that lands on one member:
+ * @len bytes at @page + @off, for @member at member sector @sector.
+ */
+struct mqs_piece {
+	struct page *page;
+	unsigned int off;
+	u32 len;
+	u32 member;
+	sector_t sector;
+};
+
+/*
+ * A member bio for the gather (see mqs_release_held()): the member bios
+ * being filled (@gs->bios) are held too; when they are submitted early,
+ * their member ranges take one more bio each.  A NOWAIT request does not
+ * wait: NULL.
+ */
+static struct bio *mqs_gather_alloc(struct mqs_gather_state *gs,
+				    const struct mqs_piece *p)
 {
+	struct mqs_array *a = gs->a;
+	struct request *rq = gs->rq;
 	u64 mstart, afirst, len;
 	unsigned short nr_vecs;
 	struct bio *bio;
 	u32 i;
 
 	len = mqs_member_range(&a->geom, blk_rq_pos(rq), blk_rq_sectors(rq),
-			       member, &mstart, &afirst);
+			       p->member, &mstart, &afirst);
 	/* one bio holds at most what the member takes (mqs_bio_room()) */
 	len = min_t(u64, len,
-		    queue_max_sectors(bdev_get_queue(a->members[member].bdev)));
+		    queue_max_sectors(bdev_get_queue(a->members[p->member].bdev)));
 	nr_vecs = mqs_nr_vecs(len << SECTOR_SHIFT);
-	bio = mqs_alloc_bio(a, rq, member, nr_vecs, opf, sector,
+	bio = mqs_alloc_bio(a, rq, p->member, nr_vecs, gs->opf, p->sector,
 			    GFP_NOWAIT | __GFP_NOWARN);
 	if (bio || (rq->cmd_flags & REQ_NOWAIT))
 		return bio;
-	for (i = 0; i < nr_held; i++) {
-		if (held[i]) {
-			bio_list_add(out, held[i]);
-			held[i] = NULL;
+	for (i = 0; i < gs->nr; i++) {
+		if (gs->bios[i]) {
+			bio_list_add(gs->out, gs->bios[i]);
+			gs->bios[i] = NULL;
 		}
 	}
-	mqs_release_held(rq, out);
-	return mqs_alloc_bio(a, rq, member, nr_vecs, opf, sector, GFP_NOIO);
+	mqs_release_held(rq, gs->out);
+	return mqs_alloc_bio(a, rq, p->member, nr_vecs, gs->opf, p->sector,
+			     GFP_NOIO);
 }
 
 /*
@@ -654,35 +684,33 @@ static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
 }
 
 /*
- * Add as much of a piece (@len at @page + @off, for @member at member
- * @sector) as fits to the member's open bio *@bp: to the one open, or to a
- * new one when that must end (queued on @out).  Return: bytes added, 0 when
- * a NOWAIT request could not get a bio.
+ * Add as much of the piece @p as fits to the open bio of slot @slot of
+ * the group: to the one open, or to a new one when that must end (queued
+ * on @gs->out).  Return: bytes added, 0 when a NOWAIT request could not
+ * get a bio.
  */
-static u32 mqs_gather_add(struct mqs_array *a, struct request *rq,
-			  blk_opf_t opf, struct bio **bios, u32 nr,
-			  struct bio **bp, struct bio_list *out, u32 member,
-			  sector_t sector, struct page *page, unsigned int off,
-			  u32 len)
+static u32 mqs_gather_add(struct mqs_gather_state *gs, u32 slot,
+			  const struct mqs_piece *p)
 {
-	struct request_queue *q = bdev_get_queue(a->members[member].bdev);
+	struct request_queue *q = bdev_get_queue(gs->a->members[p->member].bdev);
+	struct bio **bp = &gs->bios[slot];
 	unsigned int segs;
 	u32 take;
 
 	if (*bp) {
-		take = mqs_bio_room(*bp, q, page, off, len, &segs);
-		if (take && bio_add_page(*bp, page, take, off) == take)
+		take = mqs_bio_room(*bp, q, p->page, p->off, p->len, &segs);
+		if (take && bio_add_page(*bp, p->page, take, p->off) == take)
 			goto added;
 		/* full: a new bio continues it */
-		bio_list_add(out, *bp);
+		bio_list_add(gs->out, *bp);
 		*bp = NULL;
 	}
-	*bp = mqs_gather_alloc(a, rq, opf, bios, nr, out, member, sector);
+	*bp = mqs_gather_alloc(gs, p);
 	if (!*bp)
 		return 0;
-	take = mqs_bio_room(*bp, q, page, off, len, &segs);
+	take = mqs_bio_room(*bp, q, p->page, p->off, p->len, &segs);
 	/* a fresh bio takes one bvec */
-	__bio_add_page(*bp, page, take, off);
+	__bio_add_page(*bp, p->page, take, p->off);
 added:
 	container_of(*bp, struct mqs_bio, bio)->segs = segs;
 	return take;
@@ -690,8 +718,8 @@ added:
 
 /*
  * Gather the request's segments for the members of one group: members
- * first_member + base .. + base + nr - 1 (mod N), at most
- * MQS_GATHER_SLOTS of them.  Segments are walked in array order; the part of
+ * first_member + base .. + base + @gs->nr - 1 (mod N), at most
+ * MQS_GATHER_SLOTS of them; @gs->bios all NULL.  Segments are walked in array order; the part of
  * each that lands on a member of the group is appended to that member's bio.
  * A bio that is full (BIO_MAX_VECS, or what the member takes in one bio:
  * mqs_bio_room()) is queued and continued by a new one.
@@ -701,23 +729,20 @@ added:
  * contiguous memory costs one bio_add_page() per chunk, not one per page.
  * bio_add_page() takes a length beyond the page, as bio_add_folio() does.
  * Return: false when a NOWAIT request could not get a bio (the bios made so
- * far are queued on @out).
+ * far are queued on @gs->out).
  */
-static bool mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
-		       u32 first_member, u32 base, u32 nr,
-		       struct bio_list *out)
+static bool mqs_gather(struct mqs_gather_state *gs, u32 first_member,
+		       u32 base)
 {
-	const struct mqs_geom *g = &a->geom;
-	struct bio *bios[MQS_GATHER_SLOTS] = { };
-	sector_t start = blk_rq_pos(rq);
+	const struct mqs_geom *g = &gs->a->geom;
 	struct req_iterator iter;
 	struct mqs_cursor cur;
 	struct bio_vec bv;
 	bool ok = true;
 	u32 i;
 
-	mqs_cursor_init(g, start, &cur);
-	rq_for_each_bvec(bv, rq, iter) {
+	mqs_cursor_init(g, blk_rq_pos(gs->rq), &cur);
+	rq_for_each_bvec(bv, gs->rq, iter) {
 		u32 done = 0;
 
 		while (done < bv.bv_len) {
@@ -725,17 +750,18 @@ static bool mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 			u32 idx = (cur.member + g->nr_members - first_member) %
 				  g->nr_members;
 
-			if (idx >= base && idx < base + nr) {
+			if (idx >= base && idx < base + gs->nr) {
 				unsigned int off = bv.bv_offset + done;
-				struct page *page = nth_page(bv.bv_page,
-							     off >> PAGE_SHIFT);
+				struct mqs_piece p = {
+					.page = nth_page(bv.bv_page,
+							 off >> PAGE_SHIFT),
+					.off = offset_in_page(off),
+					.len = piece,
+					.member = cur.member,
+					.sector = mqs_cursor_sector(g, &cur),
+				};
 
-				piece = mqs_gather_add(a, rq, opf, bios, nr,
-						       &bios[idx - base], out,
-						       cur.member,
-						       mqs_cursor_sector(g, &cur),
-						       page, offset_in_page(off),
-						       piece);
+				piece = mqs_gather_add(gs, idx - base, &p);
 				if (!piece) {
 					ok = false;
 					goto out;
@@ -746,9 +772,9 @@ static bool mqs_gather(struct mqs_array *a, struct request *rq, blk_opf_t opf,
 		}
 	}
 out:
-	for (i = 0; i < nr; i++)
-		if (bios[i])
-			bio_list_add(out, bios[i]);
+	for (i = 0; i < gs->nr; i++)
+		if (gs->bios[i])
+			bio_list_add(gs->out, gs->bios[i]);
 	return ok;
 }
 
@@ -913,9 +939,12 @@ static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 	chunks = last_chunk - (start >> g->chunk_shift) + 1;
 	touched = chunks < g->nr_members ? (u32)chunks : g->nr_members;
 	for (base = 0; base < touched; base += MQS_GATHER_SLOTS) {
-		if (!mqs_gather(a, rq, opf, loc.member, base,
-				min_t(u32, MQS_GATHER_SLOTS, touched - base),
-				out)) {
+		struct mqs_gather_state gs = {
+			.a = a, .rq = rq, .opf = opf, .out = out,
+			.nr = min_t(u32, MQS_GATHER_SLOTS, touched - base),
+		};
+
+		if (!mqs_gather(&gs, loc.member, base)) {
 			mqs_set_status(rq, BLK_STS_AGAIN);
 			break;
 		}
