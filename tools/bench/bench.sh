@@ -62,14 +62,15 @@ console_tail() { tail -n 40 "$1" 2>/dev/null | sed 's/^/bench: | /'; }
 
 # known_crash CONSOLE: when the guest's kernel died of the crash that
 # Debian's 6.12 under TCG shows with setup b's null_blk members (a double
-# fault with RIP in kmem_cache_alloc_noprof(), saved EFLAGS garbage) print
+# fault with RIP in a slab fast path, kmem_cache_alloc_noprof() or
+# __kmalloc_cache_noprof(), saved EFLAGS garbage) print
 # the step it hit, else fail.  It came in md raid0's, dm-stripe's and the
 # raw members' steps, and also with no mqstripe module loaded at all
 # (tools/bench/README.md, "Known crash").
 known_crash() {
 	local step
 	grep -q 'Oops: double fault' "$1" 2>/dev/null || return 1
-	grep -q 'RIP: 0010:kmem_cache_alloc_noprof+' "$1" || return 1
+	grep -qE 'RIP: 0010:(kmem_cache_alloc_noprof|__kmalloc_cache_noprof)\+' "$1" || return 1
 	step=$(grep -E '^bench: (\[.*\] setup .*: (rep|round) [0-9]+/[0-9]+|profile [a-z]+) .* on ' "$1" |
 		tail -n 1)
 	step=${step#*] setup }
@@ -172,7 +173,7 @@ for s in $setups; do
 			crashes=$((crashes + 1))
 			keep="$out/raw/console-$s-known-crash$crashes.log"
 			mv "$out/raw/console-$s.log" "$keep"
-			say "setup $s: the guest's kernel died of the known emulation crash (double fault in kmem_cache_alloc_noprof, also seen with no mqstripe loaded: tools/bench/README.md, \"Known crash\") at: $where; running the setup again. The end of its console ($keep):"
+			say "setup $s: the guest's kernel died of the known emulation crash (double fault in a slab fast path, also seen with no mqstripe loaded: tools/bench/README.md, \"Known crash\") at: $where; running the setup again. The end of its console ($keep):"
 			console_tail "$keep"
 		else
 			break
