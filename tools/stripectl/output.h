@@ -35,6 +35,12 @@ void table_set(struct table *t, int row, int col, const char *fmt, ...)
 void table_print(const struct table *t, int indent);
 void table_free(struct table *t);
 
+/* @s, or "-" when it is empty (a table cell) */
+static inline const char *cell_or_dash(const char *s)
+{
+	return s[0] ? s : "-";
+}
+
 struct json_object *json_u64(uint64_t v);
 void json_add(struct json_object *obj, const char *key,
 	      struct json_object *val);

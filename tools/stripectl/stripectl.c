@@ -3,7 +3,7 @@
  * stripectl - manage mqstripe striped block devices (/dev/mqstripeN)
  *
  * The command table and the global options; each command lives in its own
- * file (create.c, stop.c, status.c), declares its options next to its
+ * file (create.c, stop.c, list.c, status.c), declares its options next to its
  * variables and prints through one-line errors (common.c).
  */
 #include <errno.h>
