@@ -355,7 +355,6 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 	uint64_t min_size = UINT64_MAX;
 	uint32_t i, array_lbs = 0;
 	struct mqs_sb *sb;
-	int rc;
 
 	sb = calloc(1, sizeof(*sb));
 	if (!sb) {
@@ -389,22 +388,16 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 	sb->events = 1;
 	if (req->name)
 		snprintf(sb->name, sizeof(sb->name), "%s", req->name);
-	for (i = 0; i < req->nr_members && i < mqs_sb_table_slots(sb); i++) {
-		rc = mqs_random_uuid(sb->table[i]);
-		if (rc)
-			goto fail;
-	}
+	for (i = 0; i < req->nr_members && i < mqs_sb_table_slots(sb); i++)
+		mqs_random_uuid(sb->table[i]);
 	for (i = 0; i < req->nr_members; i++) {
 		sb->slot = i;
 		sb->member_lbs = m[i].lbs;
-		if (i < mqs_sb_table_slots(sb)) {
+		if (i < mqs_sb_table_slots(sb))
 			memcpy(sb->member_uuid, sb->table[i],
 			       MQSTRIPE_UUID_LEN);
-		} else {
-			rc = mqs_random_uuid(sb->member_uuid);
-			if (rc)
-				goto fail;
-		}
+		else
+			mqs_random_uuid(sb->member_uuid);
 		w[i].copies = mqs_sb_encode_area(sb, NULL, w[i].new);
 		/*
 		 * A format-2 copy at 8192 left over from an earlier array would
@@ -420,10 +413,6 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 	}
 	free(sb);
 	return MQS_EXIT_OK;
-fail:
-	mqs_error("cannot make a random UUID: %s", strerror(-rc));
-	free(sb);
-	return MQS_EXIT_FAIL;
 }
 
 /*
@@ -525,14 +514,8 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 			   uuid, nr, metadata);
 	if (rc)
 		return rc;
-	if (!uuid_str) {
-		rc = mqs_random_uuid(uuid);
-		if (rc) {
-			mqs_error("cannot make a random UUID: %s",
-				  strerror(-rc));
-			return MQS_EXIT_FAIL;
-		}
-	}
+	if (!uuid_str)
+		mqs_random_uuid(uuid);
 
 	members = calloc(nr, sizeof(*members));
 	if (!members) {

@@ -19,11 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <linux/fs.h>
+
+#include <libmount.h>
+#include <uuid.h>
 
 #include "devio.h"
 #include "stripectl.h"
@@ -390,30 +392,25 @@ int mqs_open_excl(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Where MAJ:MIN is mounted (first mount point in mountinfo), if it is. */
+/*
+ * Where MAJ:MIN is mounted (its first mount point in mountinfo, as
+ * libmount reads it: escaped spaces and all), if it is.
+ */
 static bool mount_point(uint32_t ma, uint32_t mi, char *buf, size_t len)
 {
-	char line[4096], dev[32], mnt[PATH_MAX];
+	struct libmnt_table *tb;
+	struct libmnt_fs *fs;
 	bool found = false;
-	FILE *f;
 
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	if (!tb)
 		return false;
-	snprintf(dev, sizeof(dev), "%u:%u", ma, mi);
-	while (fgets(line, sizeof(line), f)) {
-		char devf[32];
-
-		/* ID PARENT MAJ:MIN ROOT MOUNT_POINT ... */
-		if (sscanf(line, "%*s %*s %31s %*s %4095s", devf, mnt) != 2)
-			continue;
-		if (!strcmp(devf, dev)) {
-			snprintf(buf, len, "%s", mnt);
-			found = true;
-			break;
-		}
+	fs = mnt_table_find_devno(tb, makedev(ma, mi), MNT_ITER_FORWARD);
+	if (fs && mnt_fs_get_target(fs)) {
+		snprintf(buf, len, "%s", mnt_fs_get_target(fs));
+		found = true;
 	}
-	fclose(f);
+	mnt_unref_table(tb);
 	return found;
 }
 
@@ -696,21 +693,10 @@ void mqs_sb_describe(const struct mqs_sb *sb, enum mqs_sb_status status,
 	}
 }
 
-int mqs_random_uuid(uint8_t uuid[16])
+/* A random (version 4) UUID, from libuuid (getrandom() inside). */
+void mqs_random_uuid(uint8_t uuid[16])
 {
-	size_t done = 0;
-
-	while (done < 16) {
-		ssize_t n = getrandom(uuid + done, 16 - done, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		done += (size_t)n;
-	}
-	mqs_uuid_make_v4(uuid);
-	return 0;
+	uuid_generate_random(uuid);
 }
 
 /* "/dev/NAME" of a block device number, checked to be that device. */

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <uuid.h>
+
 #include "mqstripe.h"
 #include "parse.h"
 
@@ -153,17 +155,6 @@ int mqs_parse_uint(const char *s, uint64_t max, uint64_t *out,
 	return 0;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /**
  * mqs_parse_uuid() - parse the 8-4-4-4-12 hex form
  * @s: the text, any case.
@@ -177,30 +168,12 @@ static int hex_value(char c)
  */
 int mqs_parse_uuid(const char *s, uint8_t uuid[16], char *err, size_t len)
 {
-	uint8_t u[16];
-	unsigned int nonzero = 0;
-	size_t i, b = 0;
+	uuid_t u;
 
-	if (strlen(s) != 36)
+	/* libuuid: exactly 36 characters, dashes at 8, 13, 18, 23 */
+	if (uuid_parse(s, u))
 		goto bad;
-	for (i = 0; i < 36; ) {
-		int hi, lo;
-
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i++] != '-')
-				goto bad;
-			continue;
-		}
-		hi = hex_value(s[i]);
-		lo = hex_value(s[i + 1]);
-		if (hi < 0 || lo < 0)
-			goto bad;
-		u[b] = (uint8_t)(hi << 4 | lo);
-		nonzero |= u[b];
-		b++;
-		i += 2;
-	}
-	if (!nonzero) {
+	if (uuid_is_null(u)) {
 		mqs_set_err(err, len,
 			"'%s' is the nil UUID: give another one or leave out --uuid for a random one",
 			s);
@@ -215,18 +188,10 @@ bad:
 	return -EINVAL;
 }
 
+/* The 8-4-4-4-12 form, lower case (libuuid), as blkid and lsblk print. */
 void mqs_format_uuid(const uint8_t uuid[16], char out[37])
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i, o = 0;
-
-	for (i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[o++] = '-';
-		out[o++] = hex[uuid[i] >> 4];
-		out[o++] = hex[uuid[i] & 0xf];
-	}
-	out[o] = '\0';
+	uuid_unparse_lower(uuid, out);
 }
 
 /**

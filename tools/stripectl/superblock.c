@@ -608,10 +608,3 @@ bool mqs_uuid_is_nil(const uint8_t uuid[MQSTRIPE_UUID_LEN])
 			return false;
 	return true;
 }
-
-/* Random bytes in, an RFC 4122 version 4 UUID out (as the kernel makes). */
-void mqs_uuid_make_v4(uint8_t uuid[MQSTRIPE_UUID_LEN])
-{
-	uuid[6] = (uuid[6] & 0x0f) | 0x40;
-	uuid[8] = (uuid[8] & 0x3f) | 0x80;
-}

@@ -45,7 +45,8 @@ static void fill_uuid(uint8_t *u, unsigned int seed)
 
 	for (i = 0; i < MQSTRIPE_UUID_LEN; i++)
 		u[i] = (uint8_t)(seed * 37 + i * 11 + 1);
-	mqs_uuid_make_v4(u);
+	u[6] = (u[6] & 0x0f) | 0x40;	/* RFC 4122 version 4, as libuuid makes */
+	u[8] = (u[8] & 0x3f) | 0x80;
 }
 
 /* A valid superblock of an array of @nr members, for slot @slot. */
