@@ -73,11 +73,14 @@ if [ ${#MQS_FORCE[@]} -gt 0 ]; then
 	bad "data offset 4K (below the superblock's 8K)" 2 '--data-offset' -- \
 		create --force --data-offset 4K "${M[0]}" "${M[1]}"
 fi
-if mqs_mount "${M[3]}" "$MQS_TMP/mnt"; then
+# a mount point with a space: mountinfo escapes it (\040), the message
+# names it as it is
+mp="$MQS_TMP/mnt point"
+if mqs_mount "${M[3]}" "$mp"; then
 	BUSY=("${M[3]}")
-	bad "a mounted member" 1 "$(blk_name "${M[3]}").*(busy|in use|mounted)" -- \
+	bad "a mounted member" 1 "$(blk_name "${M[3]}").*mounted on $mp \(unmount it first\)" -- \
 		create "${MQS_FORCE[@]}" "${M[0]}" "${M[3]}"
-	umount "$MQS_TMP/mnt"
+	umount "$mp"
 	BUSY=()
 	if blk_claimable "${M[3]}"; then pass "unmounted member free"; else fail "unmounted member free"; fi
 else
