@@ -63,30 +63,37 @@ static struct json_object *members_json(const struct mqstripe_member_info *m,
 	return arr;
 }
 
-static struct json_object *list_entry_json(uint32_t index,
-					   const struct mqstripe_info *info,
-					   const struct mqstripe_member_info *m,
-					   uint32_t nr)
-{
-	struct json_object *o = json_object_new_object();
-	char path[64], uuid[37];
+/* What list shows of one array. */
+struct list_entry {
+	uint32_t index;
+	const struct mqstripe_info *info;
+	const struct mqstripe_member_info *members;
+	uint32_t nr;		/* entries of @members */
+};
 
-	mqs_array_node(index, path, sizeof(path));
-	mqs_format_uuid(info->uuid, uuid);
-	json_add(o, "device", json_object_new_string(path));
-	json_add(o, "index", json_u64(index));
-	json_add(o, "name", json_object_new_string(info->name));
-	json_add(o, "uuid", json_object_new_string(uuid));
-	json_add(o, "nr_members", json_u64(info->nr_members));
-	json_add(o, "chunk_bytes", json_u64(info->chunk_bytes));
-	json_add(o, "capacity_bytes", json_u64(info->capacity_bytes));
-	json_add(o, "state",
-		 json_object_new_string(array_state_name(info->state)));
-	json_add(o, "members", members_json(m, nr));
-	return o;
-}
+/* The output being built, by whichever back-end prints it. */
+struct list_out {
+	struct table t;
+	int rows;
+	struct json_object *root;
+	struct json_object *arrays;
+};
 
-int cmd_list(const struct cmd *cmd, int argc, char **argv)
+/*
+ * The two back-ends of list, side by side: columns for people, JSON for
+ * scripts.  begin() is told how many arrays there may be, entry() is given
+ * each one still there, end() prints, put() frees what is left.
+ */
+struct list_ops {
+	int (*begin)(struct list_out *o, uint32_t max);
+	int (*entry)(struct list_out *o, const struct list_entry *e);
+	int (*end)(struct list_out *o);
+	void (*put)(struct list_out *o);
+};
+
+/* ----- columns ----- */
+
+static int list_text_begin(struct list_out *o, uint32_t max)
 {
 	static const char *const headers[] = {
 		"DEVICE", "NAME", "UUID", "MEMBERS", "CHUNK", "CAPACITY",
@@ -95,23 +102,123 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 	static const bool right[] = {
 		false, false, false, true, true, true, false, false,
 	};
+
+	return table_init(&o->t, 8, headers, right, (int)max) ? -ENOMEM : 0;
+}
+
+static int list_text_entry(struct list_out *o, const struct list_entry *e)
+{
+	char path[64], uuid[37], chunk[32], cap[32], devs[TABLE_CELL];
+	int row = ++o->rows;
+
+	mqs_array_node(e->index, path, sizeof(path));
+	mqs_format_uuid(e->info->uuid, uuid);
+	table_set(&o->t, row, 0, "%s", path);
+	table_set(&o->t, row, 1, "%s", cell_or_dash(e->info->name));
+	table_set(&o->t, row, 2, "%s", uuid);
+	table_set(&o->t, row, 3, "%u", e->info->nr_members);
+	table_set(&o->t, row, 4, "%s",
+		  mqs_size_exact(e->info->chunk_bytes, chunk, sizeof(chunk)));
+	table_set(&o->t, row, 5, "%s",
+		  mqs_size_human(e->info->capacity_bytes, cap, sizeof(cap)));
+	table_set(&o->t, row, 6, "%s", array_state_name(e->info->state));
+	slot_devices(e->members, e->nr, devs, sizeof(devs));
+	table_set(&o->t, row, 7, "%s", devs);
+	return 0;
+}
+
+/* no arrays, no output (like lsblk) */
+static int list_text_end(struct list_out *o)
+{
+	if (o->rows)
+		table_print(&o->t, 0);
+	return 0;
+}
+
+static void list_text_put(struct list_out *o)
+{
+	table_free(&o->t);
+}
+
+/* ----- JSON ----- */
+
+static int list_json_begin(struct list_out *o, uint32_t max)
+{
+	(void)max;
+	o->root = json_object_new_object();
+	o->arrays = json_object_new_array();
+	json_add(o->root, "arrays", o->arrays);
+	return 0;
+}
+
+static int list_json_entry(struct list_out *o, const struct list_entry *e)
+{
+	struct json_object *a = json_object_new_object();
+	char path[64], uuid[37];
+
+	mqs_array_node(e->index, path, sizeof(path));
+	mqs_format_uuid(e->info->uuid, uuid);
+	json_add(a, "device", json_object_new_string(path));
+	json_add(a, "index", json_u64(e->index));
+	json_add(a, "name", json_object_new_string(e->info->name));
+	json_add(a, "uuid", json_object_new_string(uuid));
+	json_add(a, "nr_members", json_u64(e->info->nr_members));
+	json_add(a, "chunk_bytes", json_u64(e->info->chunk_bytes));
+	json_add(a, "capacity_bytes", json_u64(e->info->capacity_bytes));
+	json_add(a, "state",
+		 json_object_new_string(array_state_name(e->info->state)));
+	json_add(a, "members", members_json(e->members, e->nr));
+	json_object_array_add(o->arrays, a);
+	return 0;
+}
+
+static int list_json_end(struct list_out *o)
+{
+	json_print(o->root);
+	o->root = NULL;
+	return 0;
+}
+
+static void list_json_put(struct list_out *o)
+{
+	if (o->root)
+		json_object_put(o->root);
+}
+
+static const struct list_ops list_text_ops = {
+	.begin = list_text_begin,
+	.entry = list_text_entry,
+	.end = list_text_end,
+	.put = list_text_put,
+};
+
+static const struct list_ops list_json_ops = {
+	.begin = list_json_begin,
+	.entry = list_json_entry,
+	.end = list_json_end,
+	.put = list_json_put,
+};
+
+int cmd_list(const struct cmd *cmd, int argc, char **argv)
+{
 	bool json = false;
 	const struct opt opts[] = {
 		{ "json", 'j', OPT_FLAG, &json, NULL, NULL,
 		  "print JSON: {\"json_version\": 1, \"arrays\": [{\"device\", \"index\", \"name\", \"uuid\", \"nr_members\", \"chunk_bytes\", \"capacity_bytes\", \"state\", \"members\": [{\"slot\", \"device\", \"major\", \"minor\"}]}]}" },
 		{ 0 }
 	};
-	struct json_object *root = NULL, *arr = NULL;
 	struct mqstripe_member_info *members = NULL;
+	const struct list_ops *ops;
 	struct mqstripe_info info;
+	struct list_out o = { 0 };
 	struct mqs_ctl ctl;
-	struct table t = { 0 };
 	uint32_t *idx = NULL, n = 0, i;
-	int first, rc, row = 0;
+	int first, rc;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
 	if (rc >= 0)
 		return rc;
+	ops = json ? &list_json_ops : &list_text_ops;
 	rc = ctl_open_or_report(&ctl);
 	if (rc)
 		return rc;
@@ -122,24 +229,15 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 		return MQS_EXIT_FAIL;
 	}
 	members = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*members));
-	if (!members) {
+	if (!members || ops->begin(&o, n)) {
 		mqs_error("out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (json) {
-		root = json_object_new_object();
-		arr = json_object_new_array();
-		json_add(root, "arrays", arr);
-	} else if (table_init(&t, 8, headers, right, (int)n)) {
-		mqs_error("out of memory");
-		rc = -ENOMEM;
-		goto out;
-	}
-
 	for (i = 0; i < n; i++) {
-		char path[64], uuid[37], a[32], b[32], devs[TABLE_CELL];
-		uint32_t nr;
+		struct list_entry e = {
+			.index = idx[i], .info = &info, .members = members,
+		};
 
 		rc = mqs_info(&ctl, idx[i], &info, members,
 			      MQSTRIPE_MAX_MEMBERS);
@@ -148,46 +246,23 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 			continue;
 		}
 		if (rc) {
+			char path[64];
+
 			mqs_array_node(idx[i], path, sizeof(path));
 			report_ctl_error(path, rc, ctl.kernel_abi);
 			goto out;
 		}
-		nr = info.nr_members < MQSTRIPE_MAX_MEMBERS ?
-		     info.nr_members : MQSTRIPE_MAX_MEMBERS;
-		if (json) {
-			json_object_array_add(arr,
-					      list_entry_json(idx[i], &info,
-							      members, nr));
-			continue;
-		}
-		row++;
-		mqs_array_node(idx[i], path, sizeof(path));
-		mqs_format_uuid(info.uuid, uuid);
-		table_set(&t, row, 0, "%s", path);
-		table_set(&t, row, 1, "%s", cell_or_dash(info.name));
-		table_set(&t, row, 2, "%s", uuid);
-		table_set(&t, row, 3, "%u", info.nr_members);
-		table_set(&t, row, 4, "%s",
-			  mqs_size_exact(info.chunk_bytes, a, sizeof(a)));
-		table_set(&t, row, 5, "%s",
-			  mqs_size_human(info.capacity_bytes, b, sizeof(b)));
-		table_set(&t, row, 6, "%s", array_state_name(info.state));
-		slot_devices(members, nr, devs, sizeof(devs));
-		table_set(&t, row, 7, "%s", devs);
+		e.nr = info.nr_members < MQSTRIPE_MAX_MEMBERS ?
+		       info.nr_members : MQSTRIPE_MAX_MEMBERS;
+		rc = ops->entry(&o, &e);
+		if (rc)
+			goto out;
 	}
-	if (json) {
-		json_print(root);
-		root = NULL;
-	} else if (row) {	/* no arrays, no output (like lsblk) */
-		table_print(&t, 0);
-	}
+	rc = ops->end(&o);
 out:
-	if (root)
-		json_object_put(root);
-	table_free(&t);
+	ops->put(&o);
 	free(idx);
 	free(members);
 	mqs_ctl_close(&ctl);
 	return rc ? MQS_EXIT_FAIL : MQS_EXIT_OK;
 }
-
