@@ -68,7 +68,7 @@
 #include <sys/wait.h>
 
 #include "mqstripe.h"
-#include "mqs_ktap.h"
+#include "ktap.h"
 
 #ifndef CTL_PATH
 #define CTL_PATH	"/dev/" MQSTRIPE_CONTROL_NAME
@@ -731,7 +731,7 @@ static void check_create_result(const struct mqstripe_create *in,
 	    (out->error_member != MQSTRIPE_NO_MEMBER && out->error_member != 0 &&
 	     out->error_member >= in->nr_members)) {
 		bad_call("CREATE %s: error_code %u error_member %u (nr_members %u)",
-			 ename(e), out->error_code, out->error_member,
+			 ktap_errname(e), out->error_code, out->error_member,
 			 in->nr_members);
 		return;
 	}
@@ -741,7 +741,7 @@ static void check_create_result(const struct mqstripe_create *in,
 		if (out->error_code != map[i].code ||
 		    out->error_member >= in->nr_members)
 			bad_call("CREATE %s: error_code %u error_member %u, expected code %u and a member",
-				 ename(e), out->error_code, out->error_member,
+				 ktap_errname(e), out->error_code, out->error_member,
 				 map[i].code);
 		else if (e == EBADF && fds_readable &&
 			 out->error_member < nfds) {
@@ -938,19 +938,19 @@ static void fuzz_one(void)
 	if (_IOC_TYPE(cmd) == MQSTRIPE_IOC_MAGIC && e && !errno_documented(e)) {
 		bad_call("cmd %#lx (%s, struct %s, array %s): undocumented %s",
 			 cmd, class_names[cls], place_names[pl],
-			 place_names[apl], ename(e));
+			 place_names[apl], ktap_errname(e));
 		return;
 	}
 	if (valid_index(cmd) == NR_VALID) {
 		if (e != ENOTTY)
 			bad_call("unknown cmd %#lx: %s, expected ENOTTY", cmd,
-				 ename(e));
+				 ktap_errname(e));
 		return;
 	}
 	if (pl != PL_NORMAL && pl != PL_FLUSH && pl != PL_RO &&
 	    e != EFAULT && e != ENOTTY)
 		bad_call("cmd %#lx with its struct %s: %s, expected EFAULT",
-			 cmd, place_names[pl], ename(e));
+			 cmd, place_names[pl], ktap_errname(e));
 	if (pl != PL_NORMAL && pl != PL_FLUSH) {
 		/* a create whose result could not be written is gone */
 		return;
@@ -1165,7 +1165,7 @@ static int eperm_all(char *out, size_t outlen)
 	}
 #undef TRY
 	snprintf(out, outlen, "%u commands, %u not EPERM%s%s%s", n, bad,
-		 bad ? " (first: cmd " : "", bad ? ename(first_e) : "",
+		 bad ? " (first: cmd " : "", bad ? ktap_errname(first_e) : "",
 		 bad ? ")" : "");
 	if (bad)
 		snprintf(out + strlen(out), outlen - strlen(out), " cmd %#lx",
@@ -1228,8 +1228,8 @@ static int open_as_nobody(char *out, size_t len)
 	int fd_ro = open(CTL_PATH, O_RDONLY), e_ro = errno;
 
 	snprintf(out, len, "O_RDWR: %s, O_RDONLY: %s",
-		 fd_rw >= 0 ? "opened" : ename(e_rw),
-		 fd_ro >= 0 ? "opened" : ename(e_ro));
+		 fd_rw >= 0 ? "opened" : ktap_errname(e_rw),
+		 fd_ro >= 0 ? "opened" : ktap_errname(e_ro));
 	return fd_rw < 0 && e_rw == EACCES && fd_ro < 0 && e_ro == EACCES ? 0 : 1;
 }
 
@@ -1240,16 +1240,16 @@ static void phase_access(void)
 	int rc;
 
 	rc = in_child(setup_nobody, open_as_nobody, rep, sizeof(rep));
-	result(rc == 0, "uid 65534 cannot open %s (EACCES) # %s", CTL_PATH, rep);
+	ktap_result(rc == 0, "uid 65534 cannot open %s (EACCES) # %s", CTL_PATH, rep);
 
 	rc = in_child(capset_drop_sys_admin, eperm_all, rep, sizeof(rep));
-	result(rc == 0, "fd opened by root, CAP_SYS_ADMIN dropped (capset): EPERM for every command # %s",
-	       rep);
+	ktap_result(rc == 0, "fd opened by root, CAP_SYS_ADMIN dropped (capset): EPERM for every command # %s",
+		    rep);
 	rc = in_child(setup_nobody, eperm_all, rep, sizeof(rep));
-	result(rc == 0, "fd opened by root, then setresuid(65534) keeping the fd: EPERM for every command # %s",
-	       rep);
+	ktap_result(rc == 0, "fd opened by root, then setresuid(65534) keeping the fd: EPERM for every command # %s",
+		    rep);
 	rc = list_arrays(idx, 8);
-	result(rc == 0, "no array was created without CAP_SYS_ADMIN # LIST count %d", rc);
+	ktap_result(rc == 0, "no array was created without CAP_SYS_ADMIN # LIST count %d", rc);
 }
 
 /* ---------------------------------------------- phase: output bytes */
@@ -1297,12 +1297,12 @@ static void phase_output(void)
 	     !(v.features & ~MQSTRIPE_FEAT_ALL) && !v.reserved0 &&
 	     nul_padded(v.module_version, sizeof(v.module_version)) &&
 	     all_bytes(v.reserved, 0, sizeof(v.reserved));
-	result(ok, "GET_VERSION over 0xAA: every output byte written (version %u, features %#llx, module '%.32s') # %s",
-	       v.abi_version, (unsigned long long)v.features,
-	       e ? "" : v.module_version, ename(e));
+	ktap_result(ok, "GET_VERSION over 0xAA: every output byte written (version %u, features %#llx, module '%.32s') # %s",
+		    v.abi_version, (unsigned long long)v.features,
+		    e ? "" : v.module_version, ktap_errname(e));
 
 	if (nreal < 2) {
-		result(false, "INFO/LIST output bytes: needs 2 members, got %d", nreal);
+		ktap_result(false, "INFO/LIST output bytes: needs 2 members, got %d", nreal);
 		return;
 	}
 	fds[0] = real_fd[0];
@@ -1313,10 +1313,10 @@ static void phase_output(void)
 	c.chunk_bytes = 65536;
 	strcpy(c.name, "fz-out");
 	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
-	result(!e && !c.reserved0 && all_bytes(c.reserved, 0, sizeof(c.reserved)) &&
-	       c.error_code == 0 && c.error_member == MQSTRIPE_NO_MEMBER,
-	       "CREATE 2 members: reserved 0, error_code 0, error_member none # %s",
-	       ename(e));
+	ktap_result(!e && !c.reserved0 && all_bytes(c.reserved, 0, sizeof(c.reserved)) &&
+		    c.error_code == 0 && c.error_member == MQSTRIPE_NO_MEMBER,
+		    "CREATE 2 members: reserved 0, error_code 0, error_member none # %s",
+		    ktap_errname(e));
 	if (e)
 		return;
 	index = c.index;
@@ -1344,8 +1344,8 @@ static void phase_output(void)
 	     all_bytes(in.reserved, 0, sizeof(in.reserved)) &&
 	     (in.minor & 0xaaaa0000) != 0xaaaa0000 &&
 	     (in.major & 0xaaaa0000) != 0xaaaa0000;
-	result(ok, "INFO over 0xAA: every output field written (major %u minor %u depth %u hw %u) # %s",
-	       in.major, in.minor, in.queue_depth, in.nr_hw_queues, ename(e));
+	ktap_result(ok, "INFO over 0xAA: every output field written (major %u minor %u depth %u hw %u) # %s",
+		    in.major, in.minor, in.queue_depth, in.nr_hw_queues, ktap_errname(e));
 	ok = !e;
 	for (i = 0; !e && i < 2; i++) {
 		struct stat sb;
@@ -1359,7 +1359,7 @@ static void phase_output(void)
 	}
 	for (i = 2; i < MAX_REAL + 2; i++)
 		ok &= all_bytes(&mi[i], 0xaa, sizeof(mi[i]));
-	result(ok, "INFO members over 0xAA: 2 entries fully written (reserved 0), the rest untouched");
+	ktap_result(ok, "INFO members over 0xAA: 2 entries fully written (reserved 0), the rest untouched");
 
 	memset(&l, 0xaa, sizeof(l));
 	l.hdr = (struct mqstripe_ioctl_hdr)HDR(l);
@@ -1374,18 +1374,18 @@ static void phase_output(void)
 	     l.indexes_cap == 8 && l.indexes_ptr == (uintptr_t)idx &&
 	     all_bytes(l.reserved, 0, sizeof(l.reserved)) &&
 	     all_bytes(idx + 1, 0xaa, sizeof(idx) - sizeof(idx[0]));
-	result(ok, "LIST over 0xAA: count 1, index written, the rest untouched # %s, count %u",
-	       ename(e), n);
+	ktap_result(ok, "LIST over 0xAA: count 1, index written, the rest untouched # %s, count %u",
+		    ktap_errname(e), n);
 
 	/* cap 0: count only, the buffer is not touched */
 	memset(idx, 0xaa, sizeof(idx));
 	l = (struct mqstripe_list){ .hdr = HDR(l), .indexes_ptr = (uintptr_t)idx };
 	e = xioctl(MQSTRIPE_IOC_LIST, &l);
-	result(!e && l.count == 1 && all_bytes(idx, 0xaa, sizeof(idx)),
-	       "LIST with indexes_cap 0: count 1, buffer untouched # %s", ename(e));
+	ktap_result(!e && l.count == 1 && all_bytes(idx, 0xaa, sizeof(idx)),
+		    "LIST with indexes_cap 0: count 1, buffer untouched # %s", ktap_errname(e));
 
 	e = remove_array(index);
-	result(!e, "REMOVE fz-out # %s", ename(e));
+	ktap_result(!e, "REMOVE fz-out # %s", ktap_errname(e));
 }
 
 /* ------------------------------------------------------ phase: edges */
@@ -1418,10 +1418,10 @@ static void phase_edges(void)
 		c.nr_members = MQSTRIPE_MAX_MEMBERS + 1;
 		c.members_ptr = (uintptr_t)fds;
 		e = xioctl(MQSTRIPE_IOC_CREATE, &c);
-		result(e == EINVAL && c.error_code == MQSTRIPE_ERR_GEOMETRY &&
-		       c.error_member == MQSTRIPE_NO_MEMBER && count_arrays() == 0,
-		       "CREATE %u members: EINVAL, geometry, nothing created # %s code %u",
-		       MQSTRIPE_MAX_MEMBERS + 1, ename(e), c.error_code);
+		ktap_result(e == EINVAL && c.error_code == MQSTRIPE_ERR_GEOMETRY &&
+			    c.error_member == MQSTRIPE_NO_MEMBER && count_arrays() == 0,
+			    "CREATE %u members: EINVAL, geometry, nothing created # %s code %u",
+			    MQSTRIPE_MAX_MEMBERS + 1, ktap_errname(e), c.error_code);
 		c = (struct mqstripe_create){ .hdr = HDR(c) };
 		c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET |
 			      MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
@@ -1430,22 +1430,22 @@ static void phase_edges(void)
 		c.nr_members = MQSTRIPE_MAX_MEMBERS;
 		c.members_ptr = (uintptr_t)fds;
 		e = xioctl(MQSTRIPE_IOC_CREATE, &c);
-		result(!e, "CREATE %u members (the maximum) # %s, code %u member %u",
-		       MQSTRIPE_MAX_MEMBERS, ename(e), c.error_code, c.error_member);
+		ktap_result(!e, "CREATE %u members (the maximum) # %s, code %u member %u",
+			    MQSTRIPE_MAX_MEMBERS, ktap_errname(e), c.error_code, c.error_member);
 		if (!e) {
 			struct mqstripe_info in = { .hdr = HDR(in), .index = c.index };
 
 			e = xioctl(MQSTRIPE_IOC_INFO, &in);
-			result(!e && in.nr_members == MQSTRIPE_MAX_MEMBERS,
-			       "INFO of the %u-member array: nr_members %u # %s",
-			       MQSTRIPE_MAX_MEMBERS, in.nr_members, ename(e));
+			ktap_result(!e && in.nr_members == MQSTRIPE_MAX_MEMBERS,
+				    "INFO of the %u-member array: nr_members %u # %s",
+				    MQSTRIPE_MAX_MEMBERS, in.nr_members, ktap_errname(e));
 			e = remove_array(c.index);
-			result(!e, "REMOVE the %u-member array # %s",
-			       MQSTRIPE_MAX_MEMBERS, ename(e));
+			ktap_result(!e, "REMOVE the %u-member array # %s",
+				    MQSTRIPE_MAX_MEMBERS, ktap_errname(e));
 		}
 	} else {
-		diag("no -w list of %u devices: the %u-member cases are fuzzed only",
-		     MQSTRIPE_MAX_MEMBERS + 1, MQSTRIPE_MAX_MEMBERS);
+		ktap_diag("no -w list of %u devices: the %u-member cases are fuzzed only",
+			  MQSTRIPE_MAX_MEMBERS + 1, MQSTRIPE_MAX_MEMBERS);
 	}
 	if (nreal < 2)
 		return;
@@ -1459,9 +1459,9 @@ static void phase_edges(void)
 	c.nr_members = 3;
 	c.members_ptr = (uintptr_t)p;
 	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
-	result(e == EFAULT && count_arrays() == before,
-	       "CREATE with the member array running into an unmapped page: EFAULT, nothing created # %s",
-	       ename(e));
+	ktap_result(e == EFAULT && count_arrays() == before,
+		    "CREATE with the member array running into an unmapped page: EFAULT, nothing created # %s",
+		    ktap_errname(e));
 
 	/* the command struct straddling into an unmapped page */
 	c = (struct mqstripe_create){ .hdr = HDR(c) };
@@ -1474,9 +1474,9 @@ static void phase_edges(void)
 		if (e != EFAULT)
 			break;
 	}
-	result(e == EFAULT && count_arrays() == before,
-	       "CREATE struct straddling into an unmapped page (every 37th offset): EFAULT, nothing created # %s",
-	       ename(e));
+	ktap_result(e == EFAULT && count_arrays() == before,
+		    "CREATE struct straddling into an unmapped page (every 37th offset): EFAULT, nothing created # %s",
+		    ktap_errname(e));
 
 	/*
 	 * A valid CREATE in a read-only page: the result cannot be written
@@ -1485,9 +1485,9 @@ static void phase_edges(void)
 	 */
 	pc = place_obj(&r, PL_RO, &c, sizeof(c));
 	e = xioctl(MQSTRIPE_IOC_CREATE, pc);
-	result(e == EFAULT && count_arrays() == before,
-	       "CREATE from a read-only page: EFAULT and no array left behind # %s, arrays %d (before %d)",
-	       ename(e), count_arrays(), before);
+	ktap_result(e == EFAULT && count_arrays() == before,
+		    "CREATE from a read-only page: EFAULT and no array left behind # %s, arrays %d (before %d)",
+		    ktap_errname(e), count_arrays(), before);
 	if (count_arrays() != before) {
 		int removed;
 
@@ -1503,13 +1503,13 @@ static void phase_edges(void)
 
 		e = xioctl(MQSTRIPE_IOC_REMOVE, prm);
 		after = count_arrays();
-		result((e == EFAULT && after == before + 1) || (!e && after == before),
-		       "REMOVE from a read-only page: either EFAULT with the array kept or success # %s, arrays %d",
-		       ename(e), after);
+		ktap_result((e == EFAULT && after == before + 1) || (!e && after == before),
+			    "REMOVE from a read-only page: either EFAULT with the array kept or success # %s, arrays %d",
+			    ktap_errname(e), after);
 		remove_array(c.index);
 	} else {
-		result(false, "CREATE 2 members for the read-only REMOVE case # %s",
-		       ename(e));
+		ktap_result(false, "CREATE 2 members for the read-only REMOVE case # %s",
+			    ktap_errname(e));
 	}
 	munmap(r.base, 2 * page_size);
 	munmap(r.base + 3 * page_size, page_size);
@@ -1571,8 +1571,8 @@ int main(int argc, char **argv)
 		workers = 64;
 	if (!secs)
 		secs = 1;
-	diag("seed %" PRIu64 " (repeat with -s %" PRIu64 "), budget %u s, at least %" PRIu64 " calls, %u workers",
-	     seed, seed, secs, min_calls, workers);
+	ktap_diag("seed %" PRIu64 " (repeat with -s %" PRIu64 "), budget %u s, at least %" PRIu64 " calls, %u workers",
+		  seed, seed, secs, min_calls, workers);
 	rnd_state = seed;
 
 	for (i = optind; i < (unsigned int)argc && nreal < MAX_REAL; i++) {
@@ -1635,8 +1635,8 @@ int main(int argc, char **argv)
 				break;
 			t = now_ms();
 			if (t > hard_end + 60000) {
-				result(false, "fuzz worker %u finished # still running %" PRIu64 " s after the budget (stuck in the kernel?)",
-				       i, (t - end) / 1000);
+				ktap_result(false, "fuzz worker %u finished # still running %" PRIu64 " s after the budget (stuck in the kernel?)",
+					    i, (t - end) / 1000);
 				st->stop = 1;
 				died = true;
 				goto report;
@@ -1645,48 +1645,48 @@ int main(int argc, char **argv)
 		}
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			died = true;
-			result(false, "fuzz worker %u exited normally # status %#x%s",
-			       i, status, WIFSIGNALED(status) ? " (killed by a signal)" : "");
+			ktap_result(false, "fuzz worker %u exited normally # status %#x%s",
+				    i, status, WIFSIGNALED(status) ? " (killed by a signal)" : "");
 		}
 	}
 report:
 	t = now_ms();
-	diag("%" PRIu64 " calls in %.1f s (%" PRIu64 " succeeded): creates %" PRIu64 " (with %u+ members: %" PRIu64 ", stacked on an array: %" PRIu64 "), removes %" PRIu64,
-	     st->calls, (t - start) / 1000.0, st->succeeded, st->creates_ok,
-	     MQSTRIPE_MAX_MEMBERS / 4, st->creates_wide_ok, st->stacked_ok,
-	     st->removes_ok);
+	ktap_diag("%" PRIu64 " calls in %.1f s (%" PRIu64 " succeeded): creates %" PRIu64 " (with %u+ members: %" PRIu64 ", stacked on an array: %" PRIu64 "), removes %" PRIu64,
+		  st->calls, (t - start) / 1000.0, st->succeeded, st->creates_ok,
+		  MQSTRIPE_MAX_MEMBERS / 4, st->creates_wide_ok, st->stacked_ok,
+		  st->removes_ok);
 	for (i = 0; i < sizeof(class_names) / sizeof(class_names[0]); i++)
-		diag("class %-18s %" PRIu64 " calls", class_names[i], st->by_class[i]);
+		ktap_diag("class %-18s %" PRIu64 " calls", class_names[i], st->by_class[i]);
 	for (i = 0; i <= NR_ERRNO; i++)
 		if (st->hist[i])
-			diag("errno %-12s %" PRIu64, i == NR_ERRNO ? "other" : ename(i),
-			     st->hist[i]);
+			ktap_diag("errno %-12s %" PRIu64, i == NR_ERRNO ? "other" : ktap_errname(i),
+				  st->hist[i]);
 	for (i = 0; i < st->nmsg && i < NR_BADMSG; i++)
-		diag("bad call: %s", st->msg[i]);
-	result(!died && st->calls >= min_calls, "at least %" PRIu64 " fuzz calls # %" PRIu64,
-	       min_calls, st->calls);
-	result(st->bad == 0, "every call returned 0 or -1 with a documented errno and consistent results # %" PRIu64 " bad",
-	       st->bad);
-	result(st->creates_ok > 0, "the fuzzer created arrays (deep paths reached) # %" PRIu64,
-	       st->creates_ok);
+		ktap_diag("bad call: %s", st->msg[i]);
+	ktap_result(!died && st->calls >= min_calls, "at least %" PRIu64 " fuzz calls # %" PRIu64,
+		    min_calls, st->calls);
+	ktap_result(st->bad == 0, "every call returned 0 or -1 with a documented errno and consistent results # %" PRIu64 " bad",
+		    st->bad);
+	ktap_result(st->creates_ok > 0, "the fuzzer created arrays (deep paths reached) # %" PRIu64,
+		    st->creates_ok);
 	if (st->stop)
 		return 1;	/* a worker is stuck in the kernel: no cleanup */
 
 	left = remove_all(&removed);
-	result(left == 0, "every array left by the fuzzer removed (LIST, REMOVE) # removed %d, left %d",
-	       removed, left);
+	ktap_result(left == 0, "every array left by the fuzzer removed (LIST, REMOVE) # removed %d, left %d",
+		    removed, left);
 	rc = 0;
 	for (i = 0; i < (unsigned int)nreal; i++)
 		if (!claimable(real_path[i])) {
 			rc++;
-			diag("%s: O_EXCL open: %s", real_path[i], strerror(errno));
+			ktap_diag("%s: O_EXCL open: %s", real_path[i], strerror(errno));
 		}
 	for (i = 0; i < (unsigned int)nwide; i++)
 		if (!claimable(wide_path[i])) {
 			rc++;
-			diag("%s: O_EXCL open: %s", wide_path[i], strerror(errno));
+			ktap_diag("%s: O_EXCL open: %s", wide_path[i], strerror(errno));
 		}
-	result(rc == 0, "every member claimable again (O_EXCL open) # %d of %d busy",
-	       rc, nreal + nwide);
+	ktap_result(rc == 0, "every member claimable again (O_EXCL open) # %d of %d busy",
+		    rc, nreal + nwide);
 	return ktap_finish();
 }

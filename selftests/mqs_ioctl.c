@@ -32,7 +32,7 @@
 #include <linux/userfaultfd.h>
 
 #include "mqstripe.h"
-#include "mqs_ktap.h"
+#include "ktap.h"
 
 static int ctl = -1;
 
@@ -45,9 +45,10 @@ static int xioctl(unsigned long cmd, void *arg)
 static void expect(int got, int want, const char *what)
 {
 	if (got == want)
-		result(1, "%s: %s", what, ename(want));
+		ktap_result(1, "%s: %s", what, ktap_errname(want));
 	else
-		result(0, "%s # expected %s, got %s", what, ename(want), ename(got));
+		ktap_result(0, "%s # expected %s, got %s", what,
+			    ktap_errname(want), ktap_errname(got));
 }
 
 #define HDR(s) { .version = MQSTRIPE_ABI_VERSION, .size = sizeof(s) }
@@ -69,21 +70,22 @@ static void t_version(void)
 
 	e = xioctl(MQSTRIPE_IOC_GET_VERSION, &v);
 	expect(e, 0, "GET_VERSION valid");
-	result(v.hdr.version == MQSTRIPE_ABI_VERSION && v.abi_version == MQSTRIPE_ABI_VERSION,
-	       "GET_VERSION reports ABI %u (hdr.version %u, abi_version %u)",
-	       MQSTRIPE_ABI_VERSION, v.hdr.version, v.abi_version);
-	result(!(v.features & ~MQSTRIPE_FEAT_ALL), "GET_VERSION features 0x%llx within FEAT_ALL",
-	       (unsigned long long)v.features);
-	result(memchr(v.module_version, 0, sizeof(v.module_version)) && v.module_version[0],
-	       "GET_VERSION module_version is a NUL-terminated non-empty string");
+	ktap_result(v.hdr.version == MQSTRIPE_ABI_VERSION && v.abi_version == MQSTRIPE_ABI_VERSION,
+		    "GET_VERSION reports ABI %u (hdr.version %u, abi_version %u)",
+		    MQSTRIPE_ABI_VERSION, v.hdr.version, v.abi_version);
+	ktap_result(!(v.features & ~MQSTRIPE_FEAT_ALL),
+		    "GET_VERSION features 0x%llx within FEAT_ALL",
+		    (unsigned long long)v.features);
+	ktap_result(memchr(v.module_version, 0, sizeof(v.module_version)) && v.module_version[0],
+		    "GET_VERSION module_version is a NUL-terminated non-empty string");
 
 	memset(&b, 0, sizeof(b));
 	b.hdr.version = 99;
 	b.hdr.size = sizeof(b);
 	e = xioctl(MQSTRIPE_IOC_GET_VERSION, &b);
 	expect(e, 0, "GET_VERSION accepts any hdr.version (99)");
-	result(b.hdr.version == MQSTRIPE_ABI_VERSION,
-	       "GET_VERSION writes its own version back (got %u)", b.hdr.version);
+	ktap_result(b.hdr.version == MQSTRIPE_ABI_VERSION,
+		    "GET_VERSION writes its own version back (got %u)", b.hdr.version);
 
 	b = (struct mqstripe_version){ .hdr = HDR(b) };
 	b.hdr.size -= 8;
@@ -112,7 +114,7 @@ static void t_list(void)
 
 	l = (struct mqstripe_list){ .hdr = HDR(l) };
 	expect(xioctl(MQSTRIPE_IOC_LIST, &l), 0, "LIST valid");
-	result(l.count == 0, "LIST count 0 with no array (got %u)", l.count);
+	ktap_result(l.count == 0, "LIST count 0 with no array (got %u)", l.count);
 	l = (struct mqstripe_list){ .hdr = HDR(l) };
 	l.hdr.size += 8;
 	expect(xioctl(MQSTRIPE_IOC_LIST, &l), EINVAL, "LIST hdr.size + 8");
@@ -220,12 +222,12 @@ static void bad_create(struct mqstripe_create *c, int want, int code,
 		return;
 	}
 	if (code >= 0)
-		result(c->error_code == (__u32)code && c->error_member == member,
-		       "%s: error_code %d error_member %d (got %u, %d)", what,
-		       code, (int)member, c->error_code, (int)c->error_member);
+		ktap_result(c->error_code == (__u32)code && c->error_member == member,
+			    "%s: error_code %d error_member %d (got %u, %d)", what,
+			    code, (int)member, c->error_code, (int)c->error_member);
 	after = list_count();
-	result(after == before, "%s: no array left behind (LIST count %u -> %u)",
-	       what, before, after);
+	ktap_result(after == before, "%s: no array left behind (LIST count %u -> %u)",
+		    what, before, after);
 }
 
 static void t_create(void)
@@ -247,9 +249,9 @@ static void t_create(void)
 		return;
 	idx = c.index;
 	snprintf(path, sizeof(path), "/dev/" MQSTRIPE_DISK_PREFIX "%u", idx);
-	result(!stat(path, &st) && S_ISBLK(st.st_mode), "CREATE made %s", path);
-	result(c.error_code == MQSTRIPE_ERR_NONE, "CREATE error_code 0 on success (got %u)",
-	       c.error_code);
+	ktap_result(!stat(path, &st) && S_ISBLK(st.st_mode), "CREATE made %s", path);
+	ktap_result(c.error_code == MQSTRIPE_ERR_NONE, "CREATE error_code 0 on success (got %u)",
+		    c.error_code);
 
 	memset(&info, 0, sizeof(info));
 	info.hdr.version = MQSTRIPE_ABI_VERSION;
@@ -259,17 +261,17 @@ static void t_create(void)
 	info.members_ptr = (__u64)(uintptr_t)mi;
 	e = xioctl(MQSTRIPE_IOC_INFO, &info);
 	expect(e, 0, "INFO valid");
-	result(!e && info.nr_members == 3 && info.chunk_bytes == 65536 &&
-	       info.data_offset_bytes == MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES &&
-	       info.queue_depth == default_depth(fds, 3) &&
-	       info.capacity_bytes == 3 * info.member_data_bytes &&
-	       info.member_data_bytes % 65536 == 0,
-	       "INFO geometry (members %u chunk %llu offset %llu depth %u of default %u capacity %llu member_data %llu)",
-	       info.nr_members, (unsigned long long)info.chunk_bytes,
-	       (unsigned long long)info.data_offset_bytes, info.queue_depth,
-	       default_depth(fds, 3),
-	       (unsigned long long)info.capacity_bytes,
-	       (unsigned long long)info.member_data_bytes);
+	ktap_result(!e && info.nr_members == 3 && info.chunk_bytes == 65536 &&
+		    info.data_offset_bytes == MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES &&
+		    info.queue_depth == default_depth(fds, 3) &&
+		    info.capacity_bytes == 3 * info.member_data_bytes &&
+		    info.member_data_bytes % 65536 == 0,
+		    "INFO geometry (members %u chunk %llu offset %llu depth %u of default %u capacity %llu member_data %llu)",
+		    info.nr_members, (unsigned long long)info.chunk_bytes,
+		    (unsigned long long)info.data_offset_bytes, info.queue_depth,
+		    default_depth(fds, 3),
+		    (unsigned long long)info.capacity_bytes,
+		    (unsigned long long)info.member_data_bytes);
 	{
 		struct stat ms;
 		int k, ok = !e;
@@ -278,7 +280,7 @@ static void t_create(void)
 			if (fstat(fds[k], &ms) || mi[k].major != major(ms.st_rdev) ||
 			    mi[k].minor != minor(ms.st_rdev) || mi[k].slot != (__u32)k)
 				ok = 0;
-		result(ok, "INFO members report the member device numbers in slot order");
+		ktap_result(ok, "INFO members report the member device numbers in slot order");
 	}
 
 	info.hdr.size -= 8;
@@ -305,7 +307,7 @@ static void t_create(void)
 	r = (struct mqstripe_remove){ .hdr = HDR(r), .index = idx };
 	r.reserved[0] = 1;
 	expect(xioctl(MQSTRIPE_IOC_REMOVE, &r), EINVAL, "REMOVE reserved[0] 1");
-	result(!stat(path, &st), "%s still there after the refused REMOVEs", path);
+	ktap_result(!stat(path, &st), "%s still there after the refused REMOVEs", path);
 
 	/* a member of this array cannot go into another one */
 	{
@@ -316,7 +318,7 @@ static void t_create(void)
 	}
 
 	expect(do_remove(idx), 0, "REMOVE valid");
-	result(stat(path, &st) != 0, "%s gone after REMOVE", path);
+	ktap_result(stat(path, &st) != 0, "%s gone after REMOVE", path);
 	expect(do_remove(idx), ENODEV, "REMOVE again");
 
 	/* each fault on its own, over the same members */
@@ -463,14 +465,14 @@ static void t_list_order(void)
 		goto out;
 	}
 	d = c.index;
-	result(d == idx[0], "LIST order: the new array took the freed index %u (got %u)",
-	       idx[0], d);
+	ktap_result(d == idx[0], "LIST order: the new array took the freed index %u (got %u)",
+		    idx[0], d);
 	l = (struct mqstripe_list){ .hdr = HDR(l), .indexes_cap = 2,
 				    .indexes_ptr = (__u64)(uintptr_t)got };
 	expect(xioctl(MQSTRIPE_IOC_LIST, &l), 0, "LIST order: LIST with room for 2");
-	result(l.count == 3 && got[0] == d && got[1] == idx[1],
-	       "LIST order: room for 2 of 3 arrays gives the lowest indexes %u %u (got count %u, %u %u)",
-	       d, idx[1], l.count, got[0], got[1]);
+	ktap_result(l.count == 3 && got[0] == d && got[1] == idx[1],
+		    "LIST order: room for 2 of 3 arrays gives the lowest indexes %u %u (got count %u, %u %u)",
+		    d, idx[1], l.count, got[0], got[1]);
 	idx[0] = d;
 out:
 	for (i = 0; i < n; i++)
@@ -532,11 +534,11 @@ static void t_info_fault(void)
 	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (uffd < 0 && errno == ENOSYS) {
 		/* the debug kernel has none: no result, not a pass */
-		diag("INFO fault: not checked: this kernel has no userfaultfd (CONFIG_USERFAULTFD)");
+		ktap_diag("INFO fault: not checked: this kernel has no userfaultfd (CONFIG_USERFAULTFD)");
 		return;
 	}
 	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
-		result(0, "INFO fault: userfaultfd: %s", strerror(errno));
+		ktap_result(0, "INFO fault: userfaultfd: %s", strerror(errno));
 		return;
 	}
 	page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
@@ -545,7 +547,7 @@ static void t_info_fault(void)
 	reg.range.len = psz;
 	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
 	if (page == MAP_FAILED || ioctl(uffd, UFFDIO_REGISTER, &reg)) {
-		result(0, "INFO fault: register a page: %s", strerror(errno));
+		ktap_result(0, "INFO fault: register a page: %s", strerror(errno));
 		close(uffd);
 		return;
 	}
@@ -563,12 +565,12 @@ static void t_info_fault(void)
 	faulted = poll(&pfd, 1, 30000) == 1 &&
 		  read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
 		  msg.event == UFFD_EVENT_PAGEFAULT;
-	result(faulted, "INFO fault: INFO waits in a fault on its member table");
+	ktap_result(faulted, "INFO fault: INFO waits in a fault on its member table");
 	pthread_create(&tl, NULL, fault_list_thread, NULL);
 	listed = join_within(tl, 10);
-	result(listed && fault_list_rc == 0,
-	       "INFO fault: LIST answers while INFO waits in the fault (%s)",
-	       listed ? ename(fault_list_rc) : "still waiting after 10 s");
+	ktap_result(listed && fault_list_rc == 0,
+		    "INFO fault: LIST answers while INFO waits in the fault (%s)",
+		    listed ? ktap_errname(fault_list_rc) : "still waiting after 10 s");
 	/* let the fault go: a zero page, which INFO then writes */
 	zp.range.start = (__u64)(uintptr_t)page;
 	zp.range.len = psz;
@@ -577,10 +579,10 @@ static void t_info_fault(void)
 	if (!listed)
 		pthread_join(tl, NULL);
 	mi = page;
-	result(fault_info_rc == 0 && fault_info.nr_members == 1 && mi->slot == 0 &&
-	       mi->major != 0,
-	       "INFO fault: INFO ends with the member table written (%s, member major %u)",
-	       ename(fault_info_rc), mi->major);
+	ktap_result(fault_info_rc == 0 && fault_info.nr_members == 1 && mi->slot == 0 &&
+		    mi->major != 0,
+		    "INFO fault: INFO ends with the member table written (%s, member major %u)",
+		    ktap_errname(fault_info_rc), mi->major);
 	expect(do_remove(c.index), 0, "INFO fault: REMOVE");
 out_unmap:
 	munmap(page, psz);
@@ -639,19 +641,19 @@ static void t_readonly(void)
 	snprintf(sys, sizeof(sys), "/sys/block/" MQSTRIPE_DISK_PREFIX "%u/mqstripe/readonly",
 		 c.index);
 	f = fopen(sys, "r");
-	result(f && fgets(buf, sizeof(buf), f) && !strcmp(buf, "1\n"),
-	       "READONLY: mqstripe/readonly reads 1");
+	ktap_result(f && fgets(buf, sizeof(buf), f) && !strcmp(buf, "1\n"),
+		    "READONLY: mqstripe/readonly reads 1");
 	if (f)
 		fclose(f);
 	afd = open(path, O_RDWR | O_CLOEXEC);
 	e = afd < 0 || ioctl(afd, BLKROGET, &ro);
-	result(!e && ro == 1, "READONLY: BLKROGET 1 (%d)", ro);
+	ktap_result(!e && ro == 1, "READONLY: BLKROGET 1 (%d)", ro);
 	e = afd >= 0 && ioctl(afd, BLKROSET, &zero) ? errno : 0;
 	expect(e, EROFS, "READONLY: BLKROSET 0");
 	ro = 0;
 	e = afd < 0 || ioctl(afd, BLKROGET, &ro);
-	result(!e && ro == 1, "READONLY: still read-only after BLKROSET 0 (%d)",
-	       ro);
+	ktap_result(!e && ro == 1, "READONLY: still read-only after BLKROSET 0 (%d)",
+		    ro);
 
 	/* an array on top of it, without a superblock, takes it read-write */
 	create_init(&top, &afd, 1);
@@ -670,13 +672,13 @@ static void t_readonly(void)
 		if (io)
 			memset(io, 0x5a, 4096);
 		/* first the flush: the write's failure fails the top array */
-		result(tfd >= 0 && !fsync(tfd),
-		       "READONLY: a flush through the array on top succeeds");
+		ktap_result(tfd >= 0 && !fsync(tfd),
+			    "READONLY: a flush through the array on top succeeds");
 		e = tfd >= 0 && io && pwrite(tfd, io, 4096, 0) < 0 ? errno : 0;
 		expect(e, EIO, "READONLY: a write through the array on top");
-		result(w0 && member_writes() == w0,
-		       "READONLY: no write or flush reached the members (%llu before, %llu after)",
-		       w0, member_writes());
+		ktap_result(w0 && member_writes() == w0,
+			    "READONLY: no write or flush reached the members (%llu before, %llu after)",
+			    w0, member_writes());
 		if (tfd >= 0)
 			close(tfd);
 		free(io);
@@ -704,7 +706,7 @@ int main(int argc, char **argv)
 		expect(xioctl(MQSTRIPE_IOC_GET_VERSION, &v), EPERM,
 		       "GET_VERSION without CAP_SYS_ADMIN");
 		expect(xioctl(MQSTRIPE_IOC_LIST, &l), EPERM, "LIST without CAP_SYS_ADMIN");
-		return nr_fail ? 1 : 0;
+		return ktap_fail ? 1 : 0;
 	}
 	if (argc != 5 || strcmp(argv[1], "abi")) {
 		fprintf(stderr, "usage: %s abi MEMBER MEMBER MEMBER | eperm\n", argv[0]);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A tiny KTAP printer for host unit tests (the kselftest.h subset we need,
- * without extracting a kernel tree): "ok N name", "not ok N name",
- * "ok N name # SKIP why", diagnostics as "# ...", the plan at the end, and
- * exit status 0 if nothing failed, else 1.  tools/tests/run.sh adds up
- * the results of all programs.
+ * The one KTAP printer of the project's C tests: the host unit tests
+ * (tools/tests/) and the selftests' C helpers run in the guests (mqs_ioctl,
+ * mqs_fuzz).  "ok N name", "not ok N name", "ok N name # SKIP why",
+ * diagnostics as "# ...", the plan "1..N" at the end (the number of checks
+ * is known only then) with a "# totals:" line, and exit status 0 if nothing
+ * failed, else 1.  tools/tests/run.sh adds up the results of all programs;
+ * the selftests' import_checks (selftests/lib.sh) counts the ok / not ok
+ * lines.  kselftest.h is not used: it prints the plan first.
  */
 #ifndef KTAP_H
 #define KTAP_H
@@ -13,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static unsigned int ktap_nr, ktap_pass, ktap_fail, ktap_skip;
 
@@ -72,6 +76,18 @@ static inline void ktap_diag(const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
+	fflush(stdout);
+}
+
+/* errno @e by name ("EINVAL"), "success" for 0 (glibc's strerrorname_np) */
+static inline const char *ktap_errname(int e)
+{
+	const char *name;
+
+	if (!e)
+		return "success";
+	name = strerrorname_np(e);
+	return name ? name : "an unknown errno";
 }
 
 static inline int ktap_finish(void)
