@@ -287,18 +287,8 @@ def verdict(seen, ok):
     return "NOT MEASURED" if not seen else "MET" if ok else "MISSED"
 
 
-def targets(D, F, th=None):
-    """One verdict per target: id, target text, MET / MISSED / NOT
-    MEASURED, the figure.  th: TH_BENCH (default) or TH_DRIVER."""
-    th = th or TH_BENCH
-    res = []
-    setups = sorted(D.setups)
-
-    def add(tid, text, status, figure):
-        res.append({"id": tid, "target": text, "status": status,
-                    "figure": figure})
-
-    # W7
+def target_w7(D, F, th, setups, add):
+    """W7: member requests per aligned 1 MiB read."""
     parts, ok, seen = [], True, False
     for s in setups:
         n = B.SETUPS.get(s, {}).get("members", 4)
@@ -319,7 +309,9 @@ def targets(D, F, th=None):
     add("W7", "member requests per aligned 1 MiB read = members (4), no "
         "merges, chunks up to 256 KiB", verdict(seen, ok), "; ".join(parts))
 
-    # W3
+
+def target_w3(D, F, th, setups, add):
+    """W3: bandwidth against JBOD (and the peers) by member count."""
     lim = th["w3_jbod"]
     parts, ok, seen = [], True, False
     worst = None
@@ -368,7 +360,9 @@ def targets(D, F, th=None):
         % (lim, ", and above md and dm" if th["w3_peers"] else ""),
         verdict(seen, ok), fig)
 
-    # W1 (and W2 where th asks): IOPS against md and dm, CPU per IO
+
+def target_w1_w2(D, F, th, setups, add):
+    """W1 (and W2): IOPS against md and dm, CPU per IO."""
     for wl, var, peer, cpu in (("W1", "4K-randread", th["w1_peer"], True),
                                ("W2", "16K-randrw-75/25", th["w2_peer"],
                                 False)):
@@ -407,7 +401,9 @@ def targets(D, F, th=None):
             what += ", CPU per IO (fio usr+sys) no more than theirs"
         add(wl, what, verdict(seen, ok), "; ".join(parts))
 
-    # W1 polled: io_uring IOPOLL against dm-stripe (md cannot poll)
+
+def target_w1p(D, F, th, setups, add):
+    """W1 polled: io_uring IOPOLL against dm-stripe."""
     if th["w1p"]:
         parts, ok, seen = [], True, False
         for s in setups:
@@ -427,7 +423,9 @@ def targets(D, F, th=None):
         add("W1P", "polled 4K random read IOPS at least dm-stripe's polled "
             "IOPS (md cannot poll)", verdict(seen, ok), "; ".join(parts))
 
-    # W4
+
+def target_w4(D, F, th, setups, add):
+    """W4: buffered single-thread reads against one member."""
     lim = th["w4"]
     parts, ok, seen = [], True, False
     for s in setups:
@@ -444,7 +442,9 @@ def targets(D, F, th=None):
     add("W4", "buffered 128K single-thread reads on 4 members >= %g x one "
         "member" % lim, verdict(seen, ok), "; ".join(parts))
 
-    # W5
+
+def target_w5(D, F, th, setups, add):
+    """W5: fsync rate at 16 members against 1."""
     lim = th["w5"]
     parts, ok, seen = [], True, False
     for s in setups:
@@ -486,7 +486,9 @@ def targets(D, F, th=None):
         "since the previous one (1)" if th["w5_flush"] else ""),
         verdict(seen, ok), "; ".join(parts))
 
-    # W6
+
+def target_w6(D, F, th, setups, add):
+    """W6: the reader p99 under the writeback storm against md."""
     parts, ok, seen = [], True, False
     for s in setups:
         def w6(system, metric, var=B.W6_VAR, s=s):
@@ -518,7 +520,9 @@ def targets(D, F, th=None):
         " (writeback throttling on, as it comes; shown with it off too)"
         if th["w6_wbt"] else ""), verdict(seen, ok), "; ".join(parts))
 
-    # W8
+
+def target_w8(D, F, th, setups, add):
+    """W8: 1 MiB bandwidth at a 4K chunk against a large one."""
     parts, ok, seen = [], True, False
     for s in setups:
         n = B.SETUPS.get(s, {}).get("members", 4)
@@ -536,6 +540,27 @@ def targets(D, F, th=None):
             parts.append("%s: 4K/512K chunk %s" % (s, ", ".join(txt)))
     add("W8", "1 MiB sequential bandwidth at a 4 KiB chunk within 10 % of "
         "the 512 KiB chunk", verdict(seen, ok), "; ".join(parts))
+
+
+def targets(D, F, th=None):
+    """One verdict per target: id, target text, MET / MISSED / NOT
+    MEASURED, the figure.  th: TH_BENCH (default) or TH_DRIVER."""
+    th = th or TH_BENCH
+    res = []
+    setups = sorted(D.setups)
+
+    def add(tid, text, status, figure):
+        res.append({"id": tid, "target": text, "status": status,
+                    "figure": figure})
+
+    target_w7(D, F, th, setups, add)
+    target_w3(D, F, th, setups, add)
+    target_w1_w2(D, F, th, setups, add)
+    target_w1p(D, F, th, setups, add)
+    target_w4(D, F, th, setups, add)
+    target_w5(D, F, th, setups, add)
+    target_w6(D, F, th, setups, add)
+    target_w8(D, F, th, setups, add)
     return res
 
 
@@ -846,14 +871,8 @@ def crash_note(n):
             (n, "es" if n > 1 else ""))
 
 
-def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
-    md = Md()
-    hs = D.host
-    mode = hs.get("mode", "?")
-    envs = [D.setups[s]["env"] for s in sorted(D.setups)
-            if D.setups[s].get("env")]
-    env0 = envs[0] if envs else {}
-    accel = sorted({e.get("accelerator", "?") for e in envs}) or ["?"]
+def report_intro(md, D, hs, accel, mode):
+    """The title, what the report compares, how to read its figures."""
     md("# mqstripe benchmark: %s" % time.strftime(
         "%Y-%m-%d %H:%M", time.localtime(hs.get("started", time.time()))))
     md()
@@ -887,6 +906,10 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
            "interleaved (order rotated every repetition)." %
            B.params(False)["reps"])
     md()
+
+
+def report_targets(md, T, TD, TC):
+    """One MET/MISSED line per target: the benchmark's, the driver's, CPU."""
     md("## Targets")
     md()
     for t in T:
@@ -916,6 +939,11 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
                                              t["target"],
                                              t["figure"] or "no figure"))
         md()
+
+
+def report_environment(md, D, hs, envs, accel, mode, elapsed):
+    """The host, the guests and the tools the figures were measured with."""
+    env0 = envs[0] if envs else {}
     md("## Environment")
     md()
     rows = [
@@ -953,6 +981,9 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
              "") + crash_note(i.get("host", {}).get("known_crashes")))])
     md.table(["", ""], rows)
 
+
+def report_member_setups(md, D):
+    """Each member setup: its parameters and the queue limits seen."""
     md("## Member setups")
     md()
     for s in sorted(D.setups):
@@ -993,10 +1024,9 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
         if i.get("errors") or i.get("warnings"):
             md()
 
-    # the sections of W1..W8 (none when only setup d ran)
-    classic = any(s not in cpu_setups(D) for s in D.setups)
-    wstart = len(md.lines)
-    # W1, W2
+
+def report_w1_w2(md, D, F):
+    """W1 (4K random read) and W2 (16K mix): a table per setup."""
     for wl, var, mets in (
             ("W1", "4K-randread", [("iops", "IOPS"),
                                    ("cpu_us_per_io",
@@ -1034,7 +1064,9 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
             md()
             sys_table(md, D, F, s, wl, B.POLLED, mets)
 
-    # W3
+
+def report_w3(md, D, F, plots):
+    """W3: sequential MB/s by member count."""
     md("## W3: %s" % B.TITLE["W3"])
     md()
     md("1 MiB O_DIRECT, libaio; arrays (chunk 64K): one job at QD 4 x "
@@ -1072,7 +1104,9 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
         md("![W3 scaling](%s)" % plots["w3"])
         md()
 
-    # W4
+
+def report_w4(md, D, F, plots, mode):
+    """W4: single-thread sequential reads, buffered and direct."""
     md("## W4: %s" % B.TITLE["W4"])
     md()
     md("fio psync, QD1, sequential reads from offset 0 for %.1f s after "
@@ -1113,7 +1147,9 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
         md("![W4 grouped bars](%s)" % plots["w4"])
         md()
 
-    # W5
+
+def report_w5(md, D, F):
+    """W5: fsync rate and member flushes per fsync."""
     md("## W5: %s" % B.TITLE["W5"])
     md()
     md("fio psync, O_DIRECT 4K random writes, fsync after each (one "
@@ -1166,7 +1202,9 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
                   "mq flushes", "md flushes", "dm flushes",
                   "mq vs mq at 1", "mq/md", "mq/dm", "mq/JBOD"], rows)
 
-    # W6
+
+def report_w6(md, D, F, plots):
+    """W6: a reader's latency under a writeback storm."""
     md("## W6: %s" % B.TITLE["W6"])
     md()
     md("One reader (fio psync, 4K random O_DIRECT reads, QD1) on the first "
@@ -1214,7 +1252,9 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
         md("![W6 latency over time](%s)" % plots["w6"])
         md()
 
-    # W7
+
+def report_w7(md, D, F):
+    """W7: the request shape the members see."""
     md("## W7: %s" % B.TITLE["W7"])
     md()
     md("fio psync bs=1M O_DIRECT, aligned, sequential from offset 0; deltas "
@@ -1242,7 +1282,9 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
                   "member merges / MiB", "avg member request KiB",
                   "array requests / MiB"], rows)
 
-    # W8
+
+def report_w8(md, D, F):
+    """W8: chunk sensitivity."""
     md("## W8: %s" % B.TITLE["W8"])
     md()
     md("Sequential: as W3 at 4 members. Random: 8K, 50/50 read/write, "
@@ -1281,6 +1323,28 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
                   "JBOD", "mq/md", "mq/dm", "mq/JBOD",
                   "mq vs its %dK" % max(chunks or [0])], rows)
 
+
+def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
+    md = Md()
+    hs = D.host
+    mode = hs.get("mode", "?")
+    envs = [D.setups[s]["env"] for s in sorted(D.setups)
+            if D.setups[s].get("env")]
+    accel = sorted({e.get("accelerator", "?") for e in envs}) or ["?"]
+    report_intro(md, D, hs, accel, mode)
+    report_targets(md, T, TD, TC)
+    report_environment(md, D, hs, envs, accel, mode, elapsed)
+    report_member_setups(md, D)
+    # the sections of W1..W8 (none when only setup d ran)
+    classic = any(s not in cpu_setups(D) for s in D.setups)
+    wstart = len(md.lines)
+    report_w1_w2(md, D, F)
+    report_w3(md, D, F, plots)
+    report_w4(md, D, F, plots, mode)
+    report_w5(md, D, F)
+    report_w6(md, D, F, plots)
+    report_w7(md, D, F)
+    report_w8(md, D, F)
     if not classic:
         del md.lines[wstart:]
     cpu_section(md, D, F, rounds)
@@ -1309,11 +1373,8 @@ COLORS = {"mqstripe": "#d62728", "md": "#1f77b4", "dm": "#2ca02c",
           "jbod": "#555555", "single": "#9467bd"}
 
 
-def plots(D, F, outdir):
-    made, errs = {}, []
-    pdir = os.path.join(outdir, "plots")
-    os.makedirs(pdir, exist_ok=True)
-    # W3 scaling
+def plot_w3(D, F, outdir, pdir, made, errs):
+    """W3 scaling: bandwidth by member count, read and write (w3-scaling.png)."""
     s3 = [s for s in setups_with(D, "W3") if len({
         r["members"] for r in D.runs if r["setup"] == s and
         r["workload"] == "W3" and r["system"] == "mqstripe"}) > 1]
@@ -1366,7 +1427,10 @@ def plots(D, F, outdir):
             errs.append("W3 plot: " + e)
         else:
             made["w3"] = "w3-scaling.png"
-    # W4 grouped bars
+
+
+def plot_w4(D, F, outdir, pdir, made, errs):
+    """W4 grouped bars: single-thread reads by size (w4-bars.png)."""
     s4 = setups_with(D, "W4")
     if s4:
         s = s4[0]
@@ -1415,7 +1479,11 @@ def plots(D, F, outdir):
             errs.append("W4 plot: " + e)
         else:
             made["w4"] = "w4-bars.png"
-    # W6 latency over time: per setup, the run with the median 'during p99'
+
+
+def plot_w6(D, F, outdir, pdir, made, errs):
+    """W6 latency over time: per setup, the run with the median 'during
+    p99' (w6-latency.png)."""
     s6 = sorted({w["run"]["setup"] for w in D.w6})
     if s6:
         script = ["set terminal pngcairo noenhanced size 1200,%d font "
@@ -1470,6 +1538,15 @@ def plots(D, F, outdir):
             errs.append("W6 plot: " + e)
         else:
             made["w6"] = "w6-latency.png"
+
+
+def plots(D, F, outdir):
+    made, errs = {}, []
+    pdir = os.path.join(outdir, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    plot_w3(D, F, outdir, pdir, made, errs)
+    plot_w4(D, F, outdir, pdir, made, errs)
+    plot_w6(D, F, outdir, pdir, made, errs)
     return made, errs
 
 
