@@ -568,6 +568,19 @@ struct mqs_piece {
 	sector_t sector;
 };
 
+/* Queue every open member bio of the group on @gs->out. */
+static void mqs_gather_queue_open(struct mqs_gather_state *gs)
+{
+	u32 i;
+
+	for (i = 0; i < gs->nr; i++) {
+		if (gs->bios[i]) {
+			bio_list_add(gs->out, gs->bios[i]);
+			gs->bios[i] = NULL;
+		}
+	}
+}
+
 /*
  * A member bio for the gather (see mqs_release_held()): the member bios
  * being filled (@gs->bios) are held too; when they are submitted early,
@@ -582,7 +595,6 @@ static struct bio *mqs_gather_alloc(struct mqs_gather_state *gs,
 	u64 mstart, afirst, len;
 	unsigned short nr_vecs;
 	struct bio *bio;
-	u32 i;
 
 	len = mqs_member_range(&a->geom, blk_rq_pos(rq), blk_rq_sectors(rq),
 			       p->member, &mstart, &afirst);
@@ -594,12 +606,7 @@ static struct bio *mqs_gather_alloc(struct mqs_gather_state *gs,
 			    GFP_NOWAIT | __GFP_NOWARN);
 	if (bio || (rq->cmd_flags & REQ_NOWAIT))
 		return bio;
-	for (i = 0; i < gs->nr; i++) {
-		if (gs->bios[i]) {
-			bio_list_add(gs->out, gs->bios[i]);
-			gs->bios[i] = NULL;
-		}
-	}
+	mqs_gather_queue_open(gs);
 	mqs_release_held(rq, gs->out);
 	return mqs_alloc_bio(a, rq, p->member, nr_vecs, gs->opf, p->sector,
 			     GFP_NOIO);
@@ -719,8 +726,9 @@ added:
 /*
  * Gather the request's segments for the members of one group: members
  * first_member + base .. + base + @gs->nr - 1 (mod N), at most
- * MQS_GATHER_SLOTS of them; @gs->bios all NULL.  Segments are walked in array order; the part of
- * each that lands on a member of the group is appended to that member's bio.
+ * MQS_GATHER_SLOTS of them; @gs->bios all NULL.  Segments are walked in
+ * array order; the part of each that lands on a member of the group is
+ * appended to that member's bio.
  * A bio that is full (BIO_MAX_VECS, or what the member takes in one bio:
  * mqs_bio_room()) is queued and continued by a new one.
  *
@@ -739,7 +747,6 @@ static bool mqs_gather(struct mqs_gather_state *gs, u32 first_member,
 	struct mqs_cursor cur;
 	struct bio_vec bv;
 	bool ok = true;
-	u32 i;
 
 	mqs_cursor_init(g, blk_rq_pos(gs->rq), &cur);
 	rq_for_each_bvec(bv, gs->rq, iter) {
@@ -772,9 +779,7 @@ static bool mqs_gather(struct mqs_gather_state *gs, u32 first_member,
 		}
 	}
 out:
-	for (i = 0; i < gs->nr; i++)
-		if (gs->bios[i])
-			bio_list_add(gs->out, gs->bios[i]);
+	mqs_gather_queue_open(gs);
 	return ok;
 }
 

@@ -28,9 +28,9 @@ struct mqs_member_mins {
  * Fold member @b into @ml (the limits the array takes as the tightest or
  * widest of its members, as blk_stack_limits() does) and @mins.
  */
-static void mqs_gather_member(struct mqs_limits *ml,
-			      struct mqs_member_mins *mins,
-			      struct block_device *b)
+static void mqs_stack_member(struct mqs_limits *ml,
+			     struct mqs_member_mins *mins,
+			     struct block_device *b)
 {
 	struct request_queue *q = bdev_get_queue(b);
 
@@ -103,7 +103,7 @@ static void mqs_stack_integrity(struct mqs_array *a, struct mqs_limits *ml)
  * Rules in README "Queue limits"; the stacking semantics follow
  * blk_stack_limits() in block/blk-settings.c, our own hints (io_min the
  * chunk, io_opt the stripe width) follow dm-stripe's io_hints
- * (drivers/md/dm-stripe.c).  The member-derived minimums are gathered in
+ * (drivers/md/dm-stripe.c).  The member-derived minimums are taken in
  * one pass (struct mqs_member_mins) and scaled by the member count:
  * max_sectors_kb is what the members take together, never the chunk.
  *
@@ -140,7 +140,7 @@ void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 	ml->dma_alignment = SECTOR_SIZE - 1;	/* blk_set_stacking_limits() */
 	ml->nowait = true;
 	for (i = 0; i < n; i++)
-		mqs_gather_member(ml, &mins, a->members[i].bdev);
+		mqs_stack_member(ml, &mins, a->members[i].bdev);
 
 	ml->io_min = a->chunk_bytes;
 	ml->io_opt = a->chunk_bytes * n;	/* <= 1 GiB, checked at create */

@@ -2,15 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: the VM selftests on each Debian kernel; beside them the host
-# unit tests, the package tests, the persistence tests on each Debian
-# kernel, the boot tests on 6.12 and the benchmark smoke test; with
+# unit tests, the package tests, the persistence tests on 6.12, the boot
+# tests on 6.12 and the benchmark smoke test; with
 # CHECK_KERNELS naming "debug", also the debug kernel's selftests at a low
 # priority (tools/suites.sh; see "The plan" below).  Prints every suite's
 # output as one block when it ends, with its time, and ends with one line
 # "N passed, N failed, N skipped" summed over all of them.
 #
-# CHECK_PERSIST_KERNELS (default "6.12"): the kernels of CHECK_KERNELS the
-# persistence suite runs on.
 # Env: CHECK_KERNELS (default "6.1 6.12"; "6.1 6.12 debug" adds the debug
 # kernel's list).  The debug kernel's guest gets almost no CPU while the
 # two lanes run, so its tests run in the time make check takes after
@@ -31,6 +29,8 @@
 # check stay within 65 of its 90 minutes on a 2-core machine: the Debian
 # kernels' selftests end about then, and the debug test still running
 # then has the whole machine to finish.
+# CHECK_PERSIST_KERNELS (default "6.12"): the kernels of CHECK_KERNELS the
+# persistence suite runs on.
 # CHECK_END (seconds, default 4800; 0: none): a debug-kernel test still
 # running that long after make check began is killed and fails ("timed
 # out at the run's hard end"): its own timeout is long, as it runs at the
@@ -198,8 +198,9 @@ if [ "$debug_kernel" = 1 ]; then
 	*) echo "== persistence tests on kernel $what: not run (CHECK_DEBUG_SUITES=\"$debug_suites\"; the Debian kernels run it)" ;;
 	esac
 fi
-# last in lane B, which ends before lane A: its guest's clock is checked
-# against the host's (bench.sh boots again when it is off)
+# last in lane B (lane A, both kernels' selftests, is the longer one); its
+# guest's clock is checked against the host's (bench.sh boots again when
+# it is off)
 lane B "bench smoke" "benchmark harness smoke test (make bench QUICK=1 on one kernel; no speed asserted)" \
 	sh tools/bench/smoke.sh
 

@@ -24,6 +24,8 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
+#include <uuid.h>
+
 #include "devio.h"
 #include "errmsg.h"
 #include "parse.h"
@@ -389,7 +391,7 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 	if (req->name)
 		snprintf(sb->name, sizeof(sb->name), "%s", req->name);
 	for (i = 0; i < req->nr_members && i < mqs_sb_table_slots(sb); i++)
-		mqs_random_uuid(sb->table[i]);
+		uuid_generate_random(sb->table[i]);
 	for (i = 0; i < req->nr_members; i++) {
 		sb->slot = i;
 		sb->member_lbs = m[i].lbs;
@@ -397,7 +399,7 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 			memcpy(sb->member_uuid, sb->table[i],
 			       MQSTRIPE_UUID_LEN);
 		else
-			mqs_random_uuid(sb->member_uuid);
+			uuid_generate_random(sb->member_uuid);
 		w[i].copies = mqs_sb_encode_area(sb, NULL, w[i].new);
 		/*
 		 * A format-2 copy at 8192 left over from an earlier array would
@@ -515,7 +517,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 	if (rc)
 		return rc;
 	if (!uuid_str)
-		mqs_random_uuid(uuid);
+		uuid_generate_random(uuid);
 
 	members = calloc(nr, sizeof(*members));
 	if (!members) {

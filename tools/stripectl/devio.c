@@ -25,7 +25,6 @@
 #include <linux/fs.h>
 
 #include <libmount.h>
-#include <uuid.h>
 
 #include "devio.h"
 #include "stripectl.h"
@@ -691,12 +690,6 @@ void mqs_sb_describe(const struct mqs_sb *sb, enum mqs_sb_status status,
 		snprintf(buf, len, "an mqstripe superblock (%s)",
 			 mqs_sb_status_name(status));
 	}
-}
-
-/* A random (version 4) UUID, from libuuid (getrandom() inside). */
-void mqs_random_uuid(uint8_t uuid[16])
-{
-	uuid_generate_random(uuid);
 }
 
 /* "/dev/NAME" of a block device number, checked to be that device. */

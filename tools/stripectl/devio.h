@@ -49,7 +49,6 @@ int mqs_signatures(int fd, bool wipe, struct mqs_wipe_log *log, char *desc,
 int mqs_unwipe(int fd, const struct mqs_wipe_log *log);
 void mqs_sb_describe(const struct mqs_sb *sb, enum mqs_sb_status status,
 		     char *buf, size_t len);
-void mqs_random_uuid(uint8_t uuid[16]);
 int mqs_find_node(uint64_t devno, char *buf, size_t len);
 
 #endif /* STRIPECTL_DEVIO_H */

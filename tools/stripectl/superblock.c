@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <uuid.h>
+
 #include "parse.h"
 #include "superblock.h"
 
@@ -528,8 +530,8 @@ int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len)
 		 sb->state != MQS_SB_STATE_ACTIVE)
 		snprintf(why, sizeof(why), "state %" PRIu32 " is unknown",
 			 sb->state);
-	else if (mqs_uuid_is_nil(sb->array_uuid) ||
-		 mqs_uuid_is_nil(sb->member_uuid))
+	else if (uuid_is_null(sb->array_uuid) ||
+		 uuid_is_null(sb->member_uuid))
 		snprintf(why, sizeof(why), "the array or member UUID is nil");
 	else if (sb->queue_depth &&
 		 (sb->queue_depth < MQSTRIPE_MIN_QUEUE_DEPTH ||
@@ -597,14 +599,4 @@ uint64_t mqs_data_bytes(uint64_t min_member_bytes, uint64_t offset,
 	if (!chunk || min_member_bytes <= offset)
 		return 0;
 	return (min_member_bytes - offset) / chunk * chunk;
-}
-
-bool mqs_uuid_is_nil(const uint8_t uuid[MQSTRIPE_UUID_LEN])
-{
-	size_t i;
-
-	for (i = 0; i < MQSTRIPE_UUID_LEN; i++)
-		if (uuid[i])
-			return false;
-	return true;
 }

@@ -218,6 +218,5 @@ const char *mqs_sb_state_name(uint32_t state);
 
 uint64_t mqs_data_bytes(uint64_t min_member_bytes, uint64_t offset,
 			uint64_t chunk);
-bool mqs_uuid_is_nil(const uint8_t uuid[MQSTRIPE_UUID_LEN]);
 
 #endif /* STRIPECTL_SUPERBLOCK_H */
