@@ -32,18 +32,6 @@ check_eq() {
 	fi
 }
 
-# The project as an admin installs it: the stripectl package (tool, udev
-# rule, boot unit enabled by its postinst), and the module where DKMS puts
-# it (/lib/modules/RELEASE/updates/dkms; built on the host from the same
-# tree: the image has no compiler).
-install_project() {
-	install -D -m 0644 /mnt/share/mqstripe.ko "/lib/modules/$KVER/updates/dkms/mqstripe.ko"
-	depmod -a "$KVER"
-	dpkg -i /mnt/share/stripectl.deb >/tmp/dpkg.out 2>&1 ||
-		{ echo "not ok - dpkg -i stripectl.deb"; sed 's/^/#   /' /tmp/dpkg.out; return 1; }
-	udevadm control --reload
-}
-
 # wait_for SECONDS COMMAND...: until COMMAND succeeds; 1 if it never did
 wait_for() {
 	local s=$1

@@ -9,7 +9,11 @@
 # boot_test function run: it makes drives and boots the image several
 # times, one guest step per boot (step), and the guest's "ok"/"not ok"
 # lines are the test's checks; the kernel log of every boot is scanned
-# (selftests/kmsg.py) and any report fails the test.
+# (selftests/kmsg.py) and any report fails the test.  The project is
+# installed once, in a first boot of its own (install.sh here: dpkg -i of
+# the package, whose trigger rebuilds the initramfs, and the module where
+# DKMS puts it; KTAP test 1, "install"): every test's root disk is a qcow2
+# over that boot's, and its first boot takes that boot's initramfs.
 #
 # Prints KTAP: "ok N K: test_NN.sh # S s", then "N passed, N failed, N
 # skipped".  Env: MQS_IMG_CACHE (the image cache, default
@@ -72,8 +76,8 @@ drives() {
 	done
 }
 # step: the next boot's guest script, from stdin (bash; guest_lib.sh is
-# sourced first: check, check_eq, diag, the package and module installed
-# by install_project)
+# sourced first: check, check_eq, diag; the package and the module are
+# installed: the install boot's root disk is under every test's)
 step() {
 	{
 		echo "set -u"
@@ -109,7 +113,7 @@ boot() {
 		if ! python3 selftests/kmsg.py scan-file "$tdir/kernel-$nboot.log" >"$tdir/kbad-$nboot.log"; then
 			checks_bad=$((checks_bad + 1))
 			echo "# boot $nboot ($desc): not ok - the kernel log has a report:"
-			sed 's/^/#   /' "$tdir/kbad-$nboot.log" | head -30
+			sed 's/^/#   /' "$tdir/kbad-$nboot.log" | head -60
 		fi
 	fi
 	case $rc in
@@ -127,18 +131,19 @@ boot() {
 	return 1
 }
 
-echo "1..${#tests[@]}"
+echo "1..$((${#tests[@]} + 1))"
 n=0
-for t in "${tests[@]}"; do
+# run_test FILE: source FILE, run its boot_test in $out/NAME and print its
+# KTAP line; the root disk is a qcow2 over $base_root ($base_fmt)
+run_test() {
+	local t=$1 name s
 	n=$((n + 1))
 	name=${t%.sh}
 	tdir=$out/$name
 	share=$tdir/share
 	mkdir -p "$share"
 	cp "$self/guest_lib.sh" "$share/"
-	cp "$deb" "$share/stripectl.deb"
-	cp "$ko" "$share/mqstripe.ko"
-	qemu-img create -q -f qcow2 -b "$img" -F raw "$tdir/root.qcow2"
+	qemu-img create -q -f qcow2 -b "$base_root" -F "$base_fmt" "$tdir/root.qcow2"
 	initrd=$base_initrd
 	nboot=0 checks_ok=0 checks_bad=0 skipped=
 	t0=$(date +%s)
@@ -146,7 +151,7 @@ for t in "${tests[@]}"; do
 	# shellcheck source=/dev/null
 	. "$self/$t"
 	boot_test
-	rm -f "$tdir"/nvme*.img "$tdir/root.qcow2"
+	rm -f "$tdir"/nvme*.img
 	s=$(($(date +%s) - t0))
 	if [ -n "$skipped" ]; then
 		echo "ok $n $kernel: $t # SKIP $skipped"
@@ -154,11 +159,34 @@ for t in "${tests[@]}"; do
 	elif [ "$checks_bad" = 0 ] && [ "$checks_ok" -gt 0 ]; then
 		echo "ok $n $kernel: $t # ${s}s ($checks_ok checks in $nboot boots)"
 		pass=$((pass + 1))
+		return 0
 	else
 		echo "not ok $n $kernel: $t # ${s}s ($checks_bad of $((checks_ok + checks_bad)) checks failed in $nboot boots; logs in $tdir)"
 		fail=$((fail + 1))
 	fi
-done
+	return 1
+}
+
+# The install, once: the tests' root disks are qcow2 over its root disk.
+base_root=$img base_fmt=raw
+mkdir -p "$out/install/share"
+cp "$deb" "$out/install/share/stripectl.deb"
+cp "$ko" "$out/install/share/mqstripe.ko"
+if run_test install.sh; then
+	base_root=$out/install/root.qcow2 base_fmt=qcow2
+	base_initrd=$initrd
+	for t in "${tests[@]}"; do
+		run_test "$t"
+		rm -f "$tdir/root.qcow2"
+	done
+else
+	for t in "${tests[@]}"; do
+		n=$((n + 1))
+		echo "not ok $n $kernel: $t # the install failed (test 1)"
+		fail=$((fail + 1))
+	done
+fi
+rm -f "$out/install/root.qcow2"
 echo "# total time $(($(date +%s) - t_all)) s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

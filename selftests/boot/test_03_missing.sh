@@ -13,7 +13,6 @@
 boot_test() {
 	drives 4 256M
 	step <<'GUEST'
-install_project || exit 1
 modprobe mqstripe
 A=$($STRIPECTL create --name data --chunk 64K /dev/nvme0n1 /dev/nvme1n1 /dev/nvme2n1 /dev/nvme3n1) ||
 	{ echo "not ok - stripectl create"; exit 1; }

@@ -12,7 +12,6 @@
 boot_test() {
 	drives 2 256M
 	step <<'GUEST'
-install_project || exit 1
 modprobe mqstripe
 A=$($STRIPECTL create --name guestdisk --chunk 64K /dev/nvme0n1 /dev/nvme1n1) ||
 	{ echo "not ok - stripectl create"; exit 1; }
