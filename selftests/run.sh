@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [--kernel K]... [-j N] [--timeout SEC] [TEST...]
+# run.sh [--kernel K]... [--boots B,...] [-j N] [--timeout SEC] [TEST...]
 #
 # Host side of the selftests: builds the C helper, boots QEMU guests with
 # tools/vm/run-vm.sh and runs run_guest.sh in them, on each kernel asked for
@@ -23,6 +23,9 @@
 # Prints each kernel's KTAP and ends with one line
 # "N passed, N failed, N skipped"; exit 1 on any failure.
 # Console logs: selftests/output/<kernel>/<boot>.log.
+#   --boots B,B only these boots (default: all), e.g. --boots main, or
+#               --boots lbs4k,poll,hotrm,pi (make check runs the two sets
+#               in its two lanes); a test counts only over the boots run
 #   -j N        run up to N guests at once (default 1; the host has few cores)
 #   --timeout   guest timeout per boot in seconds (default 2400 main, 600 lbs4k;
 #               on the debug kernel these and the per-test timeouts are
@@ -43,6 +46,7 @@ OUT=$SELF/output
 
 kernels=()
 jobs=1
+boots_only=
 gtimeout=
 only=()
 envs=()
@@ -54,6 +58,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) [ $# -ge 2 ] || usage 2; kernels+=("$2"); shift 2 ;;
 	--kernel=*) kernels+=("${1#*=}"); shift ;;
+	--boots) [ $# -ge 2 ] || usage 2; boots_only=$2; shift 2 ;;
 	-j) [ $# -ge 2 ] || usage 2; jobs=$2; shift 2 ;;
 	--timeout) [ $# -ge 2 ] || usage 2; gtimeout=$2; shift 2 ;;
 	--env) [ $# -ge 2 ] || usage 2; envs+=(--env "$2"); shift 2 ;;
@@ -110,8 +115,23 @@ selected() {
 	done
 	return 1
 }
+if [ -n "$boots_only" ]; then
+	IFS=', ' read -r -a want <<<"$boots_only"
+	for b in "${want[@]}"; do
+		[ -n "${BOOT_OPTS[$b]:-}" ] || { echo "run.sh: --boots: no boot '$b' (${BOOTS[*]})" >&2; exit 2; }
+	done
+	BOOTS=("${want[@]}")
+fi
+# in_boots TEST: whether a boot run has TEST
+in_boots() {
+	local b
+	for b in "${BOOTS[@]}"; do
+		[[ " ${BOOT_TESTS[$b]} " == *" $1 "* ]] && return 0
+	done
+	return 1
+}
 TESTS=()
-for t in "${ALL[@]}"; do selected "$t" && TESTS+=("$t"); done
+for t in "${ALL[@]}"; do selected "$t" && in_boots "$t" && TESTS+=("$t"); done
 [ ${#TESTS[@]} -gt 0 ] || { echo "run.sh: no test matches: ${only[*]}" >&2; exit 2; }
 
 # the C helper (test_11) is built here, on the host

@@ -84,10 +84,10 @@ make -s -C selftests all >/dev/null || echo "check: make -C selftests failed (th
 
 # The plan.  The host has two cores and one guest under TCG keeps them
 # only about two thirds busy.  Two lanes run side by side, each suite of a
-# lane after the one before it (AFTER): lane A, the VM selftests of the
-# Debian kernels, one kernel after the other (the longest work); lane B
-# beside it, the host's unit tests, the package tests, the persistence
-# suites, the boot tests and the benchmark smoke test.  The persistence suites come after the package
+# lane after the one before it (AFTER): lane A, the VM selftests: the main boot
+# of each Debian kernel, one kernel after the other, then their small
+# boots; lane B beside it, the host's unit tests, the package tests, the
+# persistence suite, the boot tests and the benchmark smoke test.  The persistence suites come after the package
 # tests, which install on the host (DKMS in /lib/modules, the packages'
 # udev rule and stripectl), as their reboot guest runs the host's udev
 # rules; the selftests' guests run no udev and load the module from the
@@ -159,10 +159,20 @@ if [ "$debug_kernel" = 1 ]; then
 	esac
 fi
 
+# Lane A: each kernel's main boot (every selftest but the three that
+# need a drive setup of their own), then the four small boots of both
+# kernels (selftests/run.sh --boots): a suite that can move to lane B
+# when that lane is the shorter one.
+kargs=()
 for k in $debian_kernels; do
-	lane A "selftests on $k" "selftests on kernel $k (QEMU guests)" \
-		bash selftests/run.sh --kernel "$k"
+	lane A "selftests on $k" "selftests on kernel $k, main boot (QEMU guest)" \
+		bash selftests/run.sh --kernel "$k" --boots main
+	kargs+=(--kernel "$k")
 done
+if [ ${#kargs[@]} -gt 0 ]; then
+	lane A "selftests, small boots" "selftests on kernels$debian_kernels: the lbs4k, poll, hotrm and pi boots (QEMU guests)" \
+		bash selftests/run.sh "${kargs[@]}" --boots lbs4k,poll,hotrm,pi
+fi
 lane B "unit tests" "unit tests (host)" make -s -C tools/tests check
 lane B "package tests" "packaging: install, man page, DKMS and .deb (host and guests)" \
 	make -s pkg-check
