@@ -78,7 +78,7 @@ fi
 # Debian's guests: raise the hung-task timeout and printk so that slow TCG
 # emulation does not cause noise, and keep tests from writing the console.
 sysctl -q kernel.hung_task_timeout_secs=240 2>/dev/null
-diag "kernel $(uname -r), $(nproc) CPUs, timeout ${timeout_s}s per test"
+diag "kernel $(uname -r), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), timeout ${timeout_s}s per test"
 diag "NVMe: $(nvme_disks | tr '\n' ' ') virtio: $(virtio_disks | tr '\n' ' ')"
 
 kmsg() { "$PYTHON" -S "$MQS_DIR/kmsg.py" "$@"; }

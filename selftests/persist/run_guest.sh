@@ -30,7 +30,7 @@ if [ "${MQS_GUEST:-0}" != 1 ]; then
 fi
 
 sysctl -q kernel.hung_task_timeout_secs=240 2>/dev/null
-diag "kernel $(uname -r), $(nproc) CPUs, timeout ${timeout_s}s per test"
+diag "kernel $(uname -r), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), timeout ${timeout_s}s per test"
 for d in $(nvme_disks); do
 	diag "$d: serial $(serial "$d"), logical block $(qattr "$d" logical_block_size)"
 done

@@ -16,10 +16,11 @@
 #   BENCH_OUT        result directory (default bench-results/<timestamp>)
 #   MQS_ACCEL        tcg (default) | kvm | auto, as for run-vm.sh
 #   BENCH_CLOCKSOURCE  the guest's clocksource (under TCG default tsc, as
-#                    on real servers: run-vm.sh's default, hpet, costs an
-#                    emulated MMIO read per clock read, 21 % of setup a's
-#                    samples; a miscalibrated TSC is caught by the guest's
-#                    clock check, which boots again, see guest.py)
+#                    on real servers and as run-vm.sh gives it, with the
+#                    host's TSC rate; hpet costs an emulated MMIO read per
+#                    clock read, 21 % of setup a's samples; a miscalibrated
+#                    TSC is caught by the guest's clock check, which boots
+#                    again, see guest.py)
 #   PROFILE=1        instead of the plan: perf profiles of the array systems
 #                    (setup d: and JBOD) on the points of benchlib.PROFILE,
 #                    into OUT/profile/; under icount (setup d) perf's

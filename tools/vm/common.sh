@@ -33,6 +33,26 @@ mqs_cache_dir() {
 	printf '%s\n' "${MQS_VM_CACHE:-$MQS_REPO/build/vm}"
 }
 
+# Print the host's TSC rate in kHz (tsc_khz.c, built into the cache on
+# first use); fail when the host's TSC rate is not constant.  Under
+# multi-threaded TCG the guest's TSC is the host's (QEMU's
+# cpu_get_ticks()): the guests are given this rate (tsc_early_khz)
+# instead of calibrating it against the emulated PIT (run-vm.sh).
+mqs_host_tsc_khz() {
+	local bin
+	bin=$(mqs_cache_dir)/tsc_khz
+	grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo || return 1
+	if [ ! -x "$bin" ] || [ "$MQS_VM_DIR/tsc_khz.c" -nt "$bin" ]; then
+		mkdir -p "${bin%/*}"
+		if ! "${CC:-cc}" -O2 -o "$bin.$$" "$MQS_VM_DIR/tsc_khz.c" 2>/dev/null; then
+			rm -f "$bin.$$"
+			return 1
+		fi
+		mv "$bin.$$" "$bin"
+	fi
+	"$bin"
+}
+
 # Print the release string ("uname -r") stored in an x86 bzImage header.
 # The 16-bit little-endian field at 0x20e points (relative to 0x200) at the
 # version string, which starts with the release followed by a space.
