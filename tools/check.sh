@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: the VM selftests on each Debian kernel; beside them the host
-# unit tests, the package tests, the persistence tests on 6.12, the boot
-# tests on 6.12 and the benchmark smoke test; with
+# make check: the VM selftests and the persistence tests on each Debian
+# kernel, the host unit tests, the package tests, the boot tests on 6.12
+# and the benchmark smoke test; with
 # CHECK_KERNELS naming "debug", also the debug kernel's selftests at a low
 # priority (tools/suites.sh; see "The plan" below).  Prints every suite's
 # output as one block when it ends, with its time, and ends with one line
@@ -29,8 +29,8 @@
 # check stay within 65 of its 90 minutes on a 2-core machine: the Debian
 # kernels' selftests end about then, and the debug test still running
 # then has the whole machine to finish.
-# CHECK_PERSIST_KERNELS (default "6.12"): the kernels of CHECK_KERNELS the
-# persistence suite runs on.
+# CHECK_PERSIST_KERNELS (default: the Debian kernels of CHECK_KERNELS):
+# the kernels the persistence suite runs on.
 # CHECK_END (seconds, default 4800; 0: none): a debug-kernel test still
 # running that long after make check began is killed and fails ("timed
 # out at the run's hard end"): its own timeout is long, as it runs at the
@@ -87,10 +87,11 @@ make -s -C selftests all >/dev/null || echo "check: make -C selftests failed (th
 # lane after the one before it (AFTER): lane A, the VM selftests: the main boot
 # of each Debian kernel, one kernel after the other, then their small
 # boots; lane B beside it, the host's unit tests, the package tests, the
-# persistence suite, the boot tests and the benchmark smoke test.  The persistence suites come after the package
-# tests, which install on the host (DKMS in /lib/modules, the packages'
-# udev rule and stripectl), as their reboot guest runs the host's udev
-# rules; the selftests' guests run no udev and load the module from the
+# persistence suite on 6.12, the boot tests and the benchmark smoke test;
+# lane A ends with the persistence suite on the other kernels.  The
+# persistence suites come after the package tests, which install on the
+# host (DKMS in /lib/modules, the packages' udev rule and stripectl), as
+# their reboot guest runs the host's udev rules; the selftests' guests run no udev and load the module from the
 # build tree.  The debug kernel's selftests, the suite with a time budget,
 # start once the package tests' builds are done and run in the SCHED_IDLE
 # class (chrt --idle): they take only the cycles the lanes leave idle, and
@@ -176,20 +177,28 @@ fi
 lane B "unit tests" "unit tests (host)" make -s -C tools/tests check
 lane B "package tests" "packaging: install, man page, DKMS and .deb (host and guests)" \
 	make -s pkg-check
-# The persistence suite on 6.12 by default (CHECK_PERSIST_KERNELS): it
-# tests stripectl, the superblock, udev and reboots more than the module,
-# whose paths the selftests run on both kernels; on 6.1 as well it took
-# another 966 s of lane B, which on a slower CI machine then ran past
-# lane A.
-persist_kernels=${CHECK_PERSIST_KERNELS:-6.12}
+# The persistence suite on every Debian kernel (CHECK_PERSIST_KERNELS
+# chooses): on 6.12 in lane B; on the others at the end of lane A, which
+# is the shorter once the selftests run faster than lane B's suites, and
+# after the package tests as well (see The plan).
+persist_kernels=${CHECK_PERSIST_KERNELS:-$debian_kernels}
 for k in $debian_kernels; do
 	case " $persist_kernels " in
-	*" $k "*)
-		lane B "persistence tests on $k" "persistence tests on kernel $k (QEMU guests)" \
-			bash selftests/persist/run.sh --kernel "$k"
+	*" $k "*) ;;
+	*)
+		echo "== persistence tests on kernel $k: not run (CHECK_PERSIST_KERNELS=\"$persist_kernels\")"
+		continue
 		;;
-	*) echo "== persistence tests on kernel $k: not run (CHECK_PERSIST_KERNELS=\"$persist_kernels\"; \"6.1 6.12\" adds it)" ;;
 	esac
+	name="persistence tests on $k"
+	title="persistence tests on kernel $k (QEMU guests)"
+	if [ "$k" = 6.12 ]; then
+		lane B "$name" "$title" bash selftests/persist/run.sh --kernel "$k"
+	else
+		suite_add "$name" "${lane_last[A]},package tests" "$title" \
+			bash selftests/persist/run.sh --kernel "$k"
+		lane_last[A]=$name
+	fi
 done
 # a real boot (systemd, the image's own initramfs, the package installed)
 # on 6.12: after the package tests, whose .deb it installs in the image

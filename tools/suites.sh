@@ -8,7 +8,7 @@
 #   suite_add NAME AFTER TITLE CMD...
 #       a suite: CMD... run from the current directory, its output to a file.
 #       AFTER: the NAME of a suite that must have ended before this one
-#       starts, or "-".  TITLE: the block's "== " line.  Suites start in
+#       starts, several as NAME,NAME, or "-".  TITLE: the block's "== " line.  Suites start in
 #       the order they were added, as slots free up.
 #   suites_run JOBS
 #       runs them, at most JOBS at once; for each suite that ends, prints
@@ -44,8 +44,20 @@ suites_index() {
 	return 1
 }
 
+# suites_ready AFTER (in suites_run): whether every suite AFTER names
+# (NAME,NAME or -) has ended; a name no suite has does not hold one back
+suites_ready() {
+	local a ai
+	[ "$1" = - ] && return 0
+	IFS=, read -r -a a <<<"$1"
+	for a in "${a[@]}"; do
+		ai=$(suites_index "$a")
+		[ -z "$ai" ] || [ "${state[ai]}" = ended ] || return 1
+	done
+}
+
 suites_run() {
-	local jobs=$1 dir t0 i n=${#suites_names[@]} running=0 n_ended=0 a ai
+	local jobs=$1 dir t0 i n=${#suites_names[@]} running=0 n_ended=0
 	local reported
 	local -a state start_s pid
 	[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
@@ -57,11 +69,7 @@ suites_run() {
 		for i in "${!suites_names[@]}"; do
 			[ "$running" -lt "$jobs" ] || break
 			[ "${state[i]}" = waiting ] || continue
-			a=${suites_after[i]}
-			if [ "$a" != - ]; then
-				ai=$(suites_index "$a")
-				[ -z "$ai" ] || [ "${state[ai]}" = ended ] || continue
-			fi
+			suites_ready "${suites_after[i]}" || continue
 			start_s[i]=$(date +%s)
 			# shellcheck disable=SC2086	# the command, quoted by suite_add
 			(eval "${suites_cmd[i]}" >"$dir/$i.log" 2>&1 </dev/null

@@ -75,4 +75,16 @@ t_end_long=$(awk '$1 == "end" && $2 == "long" {print $3}' "$TMP/events")
 check "y (AFTER x) started while long still ran (x ended $t_end_x, y started $t_start_y, long ended $t_end_long)" \
 	bash -c '[ "$1" -ge "$2" ] && [ "$1" -lt "$3" ]' - "$t_start_y" "$t_end_x" "$t_end_long"
 
+# AFTER a list: z waits for both p and q, whichever ends last
+suites_names=() suites_after=() suites_title=() suites_cmd=()
+: >"$TMP/events"
+suite_add p - "title of p" fake p 0.2 0
+suite_add q - "title of q" fake q 1 0
+suite_add z p,q "title of z" fake z 0.1 0
+suites_run 3 >"$TMP/out"
+t_end_q=$(awk '$1 == "end" && $2 == "q" {print $3}' "$TMP/events")
+t_start_z=$(awk '$1 == "start" && $2 == "z" {print $3}' "$TMP/events")
+check "z (AFTER p,q) started after q, the later, ended (q ended $t_end_q, z started $t_start_z)" \
+	[ "$t_start_z" -ge "$t_end_q" ]
+
 exit "$fail"
