@@ -171,7 +171,7 @@ for k in $debian_kernels; do
 	kargs+=(--kernel "$k")
 done
 if [ ${#kargs[@]} -gt 0 ]; then
-	lane A "selftests, small boots" "selftests on kernels$debian_kernels: the lbs4k, poll, hotrm and pi boots (QEMU guests)" \
+	lane A "selftests small boots" "selftests on kernels$debian_kernels: the lbs4k, poll, hotrm and pi boots (QEMU guests)" \
 		bash selftests/run.sh "${kargs[@]}" --boots lbs4k,poll,hotrm,pi
 fi
 lane B "unit tests" "unit tests (host)" make -s -C tools/tests check

@@ -8,7 +8,10 @@
 #   suite_add NAME AFTER TITLE CMD...
 #       a suite: CMD... run from the current directory, its output to a file.
 #       AFTER: the NAME of a suite that must have ended before this one
-#       starts, several as NAME,NAME, or "-".  TITLE: the block's "== " line.  Suites start in
+#       starts, several as NAME,NAME (so no NAME has a comma), or "-".
+#       A NAME with a comma, or an AFTER naming no suite (checked when
+#       suites_run starts), ends the caller with a message and status 2.
+#       TITLE: the block's "== " line.  Suites start in
 #       the order they were added, as slots free up.
 #   suites_run JOBS
 #       runs them, at most JOBS at once; for each suite that ends, prints
@@ -29,6 +32,11 @@ suites_cmd=()
 suite_add() {
 	local name=$1 after=$2 title=$3
 	shift 3
+	# AFTER is a list: a name with a comma could not be in one
+	if [[ $name == *,* ]]; then
+		echo "suites: a suite name with a comma: '$name'" >&2
+		exit 2
+	fi
 	suites_names+=("$name")
 	suites_after+=("$after")
 	suites_title+=("$title")
@@ -45,22 +53,32 @@ suites_index() {
 }
 
 # suites_ready AFTER (in suites_run): whether every suite AFTER names
-# (NAME,NAME or -) has ended; a name no suite has does not hold one back
+# (NAME,NAME or -) has ended
 suites_ready() {
-	local a ai
+	local names n ai
 	[ "$1" = - ] && return 0
-	IFS=, read -r -a a <<<"$1"
-	for a in "${a[@]}"; do
-		ai=$(suites_index "$a")
-		[ -z "$ai" ] || [ "${state[ai]}" = ended ] || return 1
+	IFS=, read -r -a names <<<"$1"
+	for n in "${names[@]}"; do
+		ai=$(suites_index "$n")
+		[ "${state[ai]}" = ended ] || return 1
 	done
 }
 
 suites_run() {
-	local jobs=$1 dir t0 i n=${#suites_names[@]} running=0 n_ended=0
+	local jobs=$1 dir t0 i n=${#suites_names[@]} running=0 n_ended=0 a
+	local -a names
 	local reported
 	local -a state start_s pid
 	[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+	for i in "${!suites_names[@]}"; do
+		[ "${suites_after[i]}" != - ] || continue
+		IFS=, read -r -a names <<<"${suites_after[i]}"
+		for a in "${names[@]}"; do
+			[ -n "$(suites_index "$a")" ] && continue
+			echo "suites: ${suites_names[i]}: AFTER names no suite: '$a'" >&2
+			exit 2
+		done
+	done
 	dir=$(mktemp -d) || return 1
 	t0=$(date +%s)
 	for i in "${!suites_names[@]}"; do state[i]=waiting; done

@@ -87,4 +87,18 @@ t_start_z=$(awk '$1 == "start" && $2 == "z" {print $3}' "$TMP/events")
 check "z (AFTER p,q) started after q, the later, ended (q ended $t_end_q, z started $t_start_z)" \
 	[ "$t_start_z" -ge "$t_end_q" ]
 
+# mistakes in the plan end it at once, with a message: a suite name with
+# a comma (AFTER lists are comma-separated), an AFTER naming no suite
+out=$( (suite_add "a, b" - "t" true) 2>&1)
+rc=$?
+check "a suite name with a comma: status 2 and a message ($out)" \
+	bash -c '[ "$1" = 2 ] && [[ $2 == *"a suite name with a comma: '"'a, b'"'"* ]]' - "$rc" "$out"
+out=$( (suites_names=() suites_after=() suites_title=() suites_cmd=()
+	suite_add v - "title of v" fake v 0.1 0
+	suite_add w "v,nosuch" "title of w" fake w 0.1 0
+	suites_run 2) 2>&1 >/dev/null)
+rc=$?
+check "an AFTER naming no suite: status 2 and a message ($out)" \
+	bash -c '[ "$1" = 2 ] && [[ $2 == *"w: AFTER names no suite: '"'nosuch'"'"* ]]' - "$rc" "$out"
+
 exit "$fail"
