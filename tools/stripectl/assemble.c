@@ -40,10 +40,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "assemble.h"
+#include "common.h"
 #include "conf.h"
 #include "devio.h"
+#include "member.h"
+#include "opts.h"
 #include "parse.h"
 #include "sbgroup.h"
+#include "sbwrite.h"
+#include "start.h"
 #include "stripectl.h"
 #include "superblock.h"
 #include "sysfs.h"

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "errmsg.h"
 #include "parse.h"
 #include "stripectl.h"

@@ -26,9 +26,14 @@
 
 #include <uuid.h>
 
+#include "common.h"
 #include "devio.h"
 #include "errmsg.h"
+#include "member.h"
+#include "opts.h"
 #include "parse.h"
+#include "sbwrite.h"
+#include "start.h"
 #include "stripectl.h"
 #include "superblock.h"
 #include "sysfs.h"

@@ -26,6 +26,7 @@
 
 #include <libmount.h>
 
+#include "common.h"
 #include "devio.h"
 #include "stripectl.h"
 #include "sysfs.h"

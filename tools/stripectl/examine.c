@@ -12,10 +12,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "common.h"
 #include "devio.h"
-#include "sbgroup.h"
+#include "opts.h"
 #include "output.h"
 #include "parse.h"
+#include "sbgroup.h"
 #include "stripectl.h"
 #include "superblock.h"
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
+#include "opts.h"
 #include "output.h"
 #include "parse.h"
 #include "stripectl.h"

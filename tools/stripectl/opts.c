@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common.h"
+#include "opts.h"
 #include "parse.h"
 #include "stripectl.h"
 

@@ -13,7 +13,9 @@
 
 #include <sys/sysmacros.h>
 
+#include "common.h"
 #include "devio.h"
+#include "opts.h"
 #include "output.h"
 #include "parse.h"
 #include "stripectl.h"

@@ -14,8 +14,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "assemble.h"
+#include "common.h"
 #include "devio.h"
+#include "opts.h"
 #include "parse.h"
+#include "sbwrite.h"
 #include "stripectl.h"
 #include "superblock.h"
 #include "sysfs.h"

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common.h"
 #include "errmsg.h"
+#include "opts.h"
 #include "parse.h"
 #include "stripectl.h"
 #include "sysfs.h"

@@ -10,7 +10,11 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "common.h"
 #include "devio.h"
+#include "member.h"
+#include "opts.h"
+#include "sbwrite.h"
 #include "stripectl.h"
 #include "superblock.h"
 

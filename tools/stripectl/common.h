@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* common.c: helpers every command uses */
+#ifndef STRIPECTL_COMMON_H
+#define STRIPECTL_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libmqs.h"
+
+void mqs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int ctl_open_or_report(struct mqs_ctl *ctl);
+void report_find_error(const char *arg, int rc, uint32_t kernel_abi);
+void report_ctl_error(const char *what, int rc, uint32_t kernel_abi);
+int find_array_or_report(struct mqs_ctl *ctl, const char *arg,
+			 uint32_t *index, struct mqstripe_info *info,
+			 struct mqstripe_member_info **members, uint32_t *nr);
+void mqs_sleep_ms(unsigned int ms);
+const char *mqs_run_dir(void);
+void mqs_array_node(uint32_t index, char *buf, size_t len);
+int mqs_meta_lock(void);
+void mqs_meta_unlock(int fd);
+const char *array_state_name(uint32_t state);
+const char *member_state_name(uint32_t state);
+
+#endif /* STRIPECTL_COMMON_H */

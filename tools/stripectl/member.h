@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* member.c: member checks of create and assemble */
+#ifndef STRIPECTL_MEMBER_H
+#define STRIPECTL_MEMBER_H
+
+#include <stddef.h>
+
+#include "errmsg.h"
+#include "libmqs.h"
+
+int check_member_path(struct mqs_member_dev *m);
+void report_open_error(const char *path, int err);
+void report_duplicate(const char *first, const char *second, const char *tail);
+int check_distinct(const struct mqs_member_dev *members, size_t nr);
+
+#endif /* STRIPECTL_MEMBER_H */

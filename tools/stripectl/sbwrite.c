@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Superblock writes as one transaction (create, assemble, zero-superblock):
+ * claim each member exclusively (briefly: the module claims them itself
+ * at CREATE), keep its superblock area as it was, write and verify the new
+ * one, and put the old one back on every member when the array does not
+ * start; and the rewrite of one member's superblock after a stop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "devio.h"
+#include "errmsg.h"
+#include "member.h"
+#include "parse.h"
+#include "sbwrite.h"
+#include "stripectl.h"
+#include "sysfs.h"
+
+#define EXCL_RETRY_MS	2000	/* after a stop: the module let go */
+
+void sbw_init(struct sbw *w, const char *path)
+{
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	w->excl = -1;
+	w->dfd = -1;
+	w->copies = 1;
+}
+
+/**
+ * sbw_claim() - hold a member exclusively and read its current block
+ * @w: from sbw_init().
+ *
+ * The exclusive descriptor keeps mounts, other arrays and device-mapper
+ * away while we look at the member and write it; a member that is already
+ * held (by a running array, a mount...) is refused with a message saying
+ * by what.
+ *
+ * Return: MQS_EXIT_OK or MQS_EXIT_FAIL (message printed).
+ */
+int sbw_claim(struct sbw *w)
+{
+	int fd = mqs_open_excl(w->path);
+
+	if (fd < 0) {
+		report_open_error(w->path, -fd);
+		return MQS_EXIT_FAIL;
+	}
+	w->excl = fd;
+	return sbw_reread(w);
+}
+
+/* (Re)read the current area, e.g. after libblkid wiped signatures. */
+int sbw_reread(struct sbw *w)
+{
+	struct mqs_sb_copies cp;
+	struct mqs_sb sb;
+	size_t len;
+	int rc;
+
+	if (w->dfd < 0) {
+		w->dfd = mqs_dev_open_direct(w->path, true);
+		if (w->dfd < 0) {
+			report_open_error(w->path, -w->dfd);
+			return MQS_EXIT_FAIL;
+		}
+	}
+	if (!w->old)
+		w->old = mqs_block_alloc();
+	if (!w->new)
+		w->new = mqs_block_alloc();
+	if (!w->old || !w->new) {
+		mqs_error("out of memory");
+		return MQS_EXIT_FAIL;
+	}
+	rc = mqs_dev_read_area(w->dfd, w->old, &len);
+	if (rc) {
+		mqs_error("%s: cannot read the superblock area at byte %llu: %s",
+			  w->path, MQS_SB_OFFSET, strerror(-rc));
+		return MQS_EXIT_FAIL;
+	}
+	mqs_sb_decode_area(w->old, len, &sb, &cp, NULL, 0);
+	w->second_first = cp.chosen == 0;
+	return MQS_EXIT_OK;
+}
+
+/*
+ * Write w->new on every member; if one fails, put back the old blocks of
+ * those already written.  Return: MQS_EXIT_OK or MQS_EXIT_FAIL (message
+ * printed).
+ */
+int sbw_write_all(struct sbw *w, size_t n)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		rc = mqs_dev_write_area(w[i].dfd, w[i].new, w[i].copies,
+					w[i].second_first);
+		if (rc) {
+			char ro[MQS_ERR_LEN] = "";
+
+			/* blockdev --setro, or a write-protected device */
+			if (rc == -EPERM || rc == -EROFS)
+				snprintf(ro, sizeof(ro),
+					 ": the device is read-only (check 'blockdev --getro %s'; 'blockdev --setrw %s' if that is not intended)",
+					 w[i].path, w[i].path);
+			mqs_error("%s: writing the superblock failed: %s%s",
+				  w[i].path, strerror(-rc), ro);
+			sbw_restore_all(w, i);
+			return MQS_EXIT_FAIL;
+		}
+		w[i].written = true;
+		if (w[i].excl >= 0)
+			mqs_dev_drop_cache(w[i].excl);
+	}
+	return MQS_EXIT_OK;
+}
+
+/**
+ * sbw_verify_all() - read back what sbw_write_all() wrote, before CREATE
+ * @w: the members, all written.
+ * @n: how many.
+ *
+ * One disk reached through two nodes (two paths of a namespace with the
+ * kernel's NVMe multipath off, two loop devices over one file, a device
+ * and a dm-linear map of all of it) takes both writes and keeps the later
+ * one: the earlier node then reads back another slot's superblock, and an
+ * array over both would put two slots' data on one disk.  Such a node is
+ * marked not written (its block is the other node's, which
+ * sbw_restore_all() puts back).  A block that reads back as something
+ * else (a device that keeps nothing, such as null_blk without
+ * memory_backed, or another writer) is a warning: the array works, but
+ * cannot be assembled from that superblock later.
+ *
+ * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL with a message naming both nodes
+ * (or a read that failed).
+ */
+int sbw_verify_all(struct sbw *w, size_t n)
+{
+	uint8_t *blk = mqs_block_alloc();
+	size_t i, j;
+	int rc = MQS_EXIT_OK;
+
+	if (!blk) {
+		mqs_error("out of memory");
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		size_t bytes = w[i].copies * MQS_SB_SIZE;
+		int err = mqs_dev_read_area(w[i].dfd, blk, NULL);
+
+		if (err) {
+			mqs_error("%s: cannot read back the superblock just written: %s",
+				  w[i].path, strerror(-err));
+			rc = MQS_EXIT_FAIL;
+			break;
+		}
+		if (!memcmp(blk, w[i].new, bytes))
+			continue;
+		for (j = 0; j < n; j++)
+			if (j != i && !memcmp(blk, w[j].new, bytes))
+				break;
+		if (j == n) {
+			mqs_error("warning: %s: the superblock does not read back as written (a device that keeps no data, or another writer): the array cannot be assembled from it later",
+				  w[i].path);
+			continue;
+		}
+		rc = MQS_EXIT_FAIL;
+		w[i].written = false;
+		mqs_error("%s and %s are one disk: the superblock written through %s (slot %zu) reads back through %s (slot %zu); give each disk once (two paths of one namespace, loop devices over one file, or a map over a whole device: see 'lsblk -o NAME,WWN,SERIAL' and 'losetup -l')",
+			  w[j].path, w[i].path, w[j].path, j, w[i].path, i);
+	}
+	free(blk);
+	return rc;
+}
+
+/*
+ * Put the old block back on the first @n members that were written
+ * (after a failed CREATE): best effort, claiming them again if needed.
+ * Only a block that still holds what we wrote is put back: anything else
+ * is somebody else's since, and stays.
+ */
+void sbw_restore_all(struct sbw *w, size_t n)
+{
+	uint8_t *cur = mqs_block_alloc();
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (!w[i].written)
+			continue;
+		if (w[i].excl < 0) {
+			w[i].excl = mqs_open_excl(w[i].path);
+			if (w[i].excl < 0) {
+				mqs_error("%s: cannot put its old superblock area back: %s",
+					  w[i].path, strerror(-w[i].excl));
+				continue;
+			}
+		}
+		if (w[i].dfd < 0)
+			w[i].dfd = mqs_dev_open_direct(w[i].path, true);
+		rc = w[i].dfd < 0 ? w[i].dfd : cur ? 0 : -ENOMEM;
+		if (!rc)
+			rc = mqs_dev_read_area(w[i].dfd, cur, NULL);
+		if (!rc && memcmp(cur, w[i].new, w[i].copies * MQS_SB_SIZE)) {
+			mqs_error("%s: not putting its old superblock area back: it no longer holds the superblock stripectl wrote (another program wrote it since)",
+				  w[i].path);
+			w[i].written = false;
+			continue;
+		}
+		if (!rc)
+			rc = mqs_dev_write_area(w[i].dfd, w[i].old,
+						w[i].copies, true);
+		if (rc)
+			mqs_error("%s: cannot put its old superblock area back: %s",
+				  w[i].path, strerror(-rc));
+		else
+			w[i].written = false;
+		mqs_dev_drop_cache(w[i].excl);
+	}
+	free(cur);
+	sbw_release(w, n);
+}
+
+/**
+ * sbw_unwipe_all() - put back what "create --force" wiped
+ * @w: the members.
+ * @n: how many.
+ *
+ * When the array does not start after the wipe (a refusal, a failed
+ * write, a failed CREATE), the filesystems, tables and RAID signatures
+ * the wipe erased come back (mqs_unwipe(): only where the zeros it wrote
+ * are still there), after sbw_restore_all() put the superblock areas back.
+ * Best effort, with a message for each device it cannot put back.
+ */
+void sbw_unwipe_all(struct sbw *w, size_t n)
+{
+	size_t i;
+	int fd, rc;
+
+	for (i = 0; i < n; i++) {
+		if (!w[i].wiped || !w[i].wiped->nr)
+			continue;
+		fd = w[i].excl >= 0 ? w[i].excl : mqs_open_excl(w[i].path);
+		rc = fd < 0 ? fd : mqs_unwipe(fd, w[i].wiped);
+		if (rc)
+			mqs_error("%s: cannot put back the signatures --force wiped: %s",
+				  w[i].path, strerror(-rc));
+		else
+			w[i].wiped->nr = 0;
+		if (fd >= 0 && fd != w[i].excl)
+			close(fd);
+	}
+}
+
+/* Close the descriptors (before CREATE: the module claims the members). */
+void sbw_release(struct sbw *w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (w[i].dfd >= 0)
+			close(w[i].dfd);
+		if (w[i].excl >= 0)
+			close(w[i].excl);
+		w[i].dfd = -1;
+		w[i].excl = -1;
+	}
+}
+
+void sbw_free(struct sbw *w, size_t n)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	sbw_release(w, n);
+	for (i = 0; i < n; i++) {
+		free(w[i].old);
+		free(w[i].new);
+		free(w[i].wiped);
+	}
+	free(w);
+}
+
+/**
+ * sb_update_member() - rewrite one member's superblock after a stop
+ * @path: the member.
+ * @uuid: the array it must belong to.
+ * @slot: the slot it must have.
+ * @state: the new state (MQS_SB_STATE_*).
+ * @why: the reason when it was not updated.
+ * @len: room at @why.
+ *
+ * Claims the member exclusively for the write (retrying a transient hold
+ * by udev), bumps the event counter and sets the state and update time.
+ * A member without a superblock (an array started by hand with the ioctl)
+ * is left alone.  Prints nothing: the caller decides how bad it is.
+ *
+ * Return: 0 updated; 1 no superblock; -1 not updated (@why says why).
+ */
+int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
+		     uint32_t state, char *why, size_t len)
+{
+	char label[MQS_ERR_LEN];
+	struct mqs_sb_copies cp;
+	enum mqs_sb_status st;
+	unsigned int nr;
+	size_t area_len;
+	uint8_t *block = NULL;
+	struct mqs_sb *sb;
+	int excl = -EBADF, dfd = -EBADF, waited, rc = -1, err;
+
+	sb = malloc(sizeof(*sb));
+	block = mqs_block_alloc();
+	if (!sb || !block) {
+		snprintf(why, len, "out of memory");
+		goto out;
+	}
+	for (waited = 0;; waited += 100) {
+		excl = mqs_open_excl(path);
+		if (excl != -EBUSY || waited >= EXCL_RETRY_MS)
+			break;
+		mqs_sleep_ms(100);
+	}
+	if (excl < 0) {
+		snprintf(why, len, "cannot hold it exclusively: %s",
+			 strerror(-excl));
+		goto out;
+	}
+	dfd = mqs_dev_open_direct(path, true);
+	err = dfd < 0 ? dfd : mqs_dev_read_area(dfd, block, &area_len);
+	if (err) {
+		snprintf(why, len, "cannot read its superblock: %s",
+			 strerror(-err));
+		goto out;
+	}
+	st = mqs_sb_decode_area(block, area_len, sb, &cp, why, len);
+	if (st == MQS_SB_NONE) {
+		rc = 1;
+		goto out;
+	}
+	if (st != MQS_SB_OK)
+		goto out;
+	if (memcmp(sb->array_uuid, uuid, MQSTRIPE_UUID_LEN) ||
+	    sb->slot != slot) {
+		mqs_sb_describe(sb, st, label, sizeof(label));
+		snprintf(why, len, "it holds %s, not the array just stopped",
+			 label);
+		goto out;
+	}
+	if (sb->feature_ro_compat & ~MQS_SB_FEAT_RO_COMPAT_KNOWN) {
+		snprintf(why, len,
+			 "its superblock has read-only-compatible features 0x%" PRIx64 " this stripectl does not know: not written",
+			 (uint64_t)(sb->feature_ro_compat &
+				    ~MQS_SB_FEAT_RO_COMPAT_KNOWN));
+		goto out;
+	}
+	sb->events++;
+	sb->generation++;
+	sb->state = state;
+	sb->utime = (uint64_t)time(NULL);
+	/* keeps what a newer writer added; both copies of format 2 */
+	nr = mqs_sb_encode_area(sb, block + cp.chosen * MQS_SB_SIZE, block);
+	err = mqs_dev_write_area(dfd, block, nr, cp.chosen == 0);
+	if (err) {
+		snprintf(why, len, "writing its superblock failed: %s",
+			 strerror(-err));
+		goto out;
+	}
+	mqs_dev_drop_cache(excl);
+	rc = 0;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	if (excl >= 0)
+		close(excl);
+	free(block);
+	free(sb);
+	return rc;
+}
