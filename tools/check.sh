@@ -87,8 +87,7 @@ make -s -C selftests all >/dev/null || echo "check: make -C selftests failed (th
 # lane after the one before it (AFTER): lane A, the VM selftests: the main boot
 # of each Debian kernel, one kernel after the other, then their small
 # boots; lane B beside it, the host's unit tests, the package tests, the
-# persistence suite on 6.12, the boot tests and the benchmark smoke test;
-# lane A ends with the persistence suite on the other kernels.  The
+# persistence suites, the boot tests and the benchmark smoke test.  The
 # persistence suites come after the package tests, which install on the
 # host (DKMS in /lib/modules, the packages' udev rule and stripectl), as
 # their reboot guest runs the host's udev rules; the selftests' guests run no udev and load the module from the
@@ -178,9 +177,7 @@ lane B "unit tests" "unit tests (host)" make -s -C tools/tests check
 lane B "package tests" "packaging: install, man page, DKMS and .deb (host and guests)" \
 	make -s pkg-check
 # The persistence suite on every Debian kernel (CHECK_PERSIST_KERNELS
-# chooses): on 6.12 in lane B; on the others at the end of lane A, which
-# is the shorter once the selftests run faster than lane B's suites, and
-# after the package tests as well (see The plan).
+# chooses), in lane B: lane A, the selftests' boots, is the longer.
 persist_kernels=${CHECK_PERSIST_KERNELS:-$debian_kernels}
 for k in $debian_kernels; do
 	case " $persist_kernels " in
@@ -190,15 +187,8 @@ for k in $debian_kernels; do
 		continue
 		;;
 	esac
-	name="persistence tests on $k"
-	title="persistence tests on kernel $k (QEMU guests)"
-	if [ "$k" = 6.12 ]; then
-		lane B "$name" "$title" bash selftests/persist/run.sh --kernel "$k"
-	else
-		suite_add "$name" "${lane_last[A]},package tests" "$title" \
-			bash selftests/persist/run.sh --kernel "$k"
-		lane_last[A]=$name
-	fi
+	lane B "persistence tests on $k" "persistence tests on kernel $k (QEMU guests)" \
+		bash selftests/persist/run.sh --kernel "$k"
 done
 # a real boot (systemd, the image's own initramfs, the package installed)
 # on 6.12: after the package tests, whose .deb it installs in the image
