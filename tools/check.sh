@@ -180,8 +180,8 @@ lane B "package tests" "packaging: install, man page, DKMS and .deb (host and gu
 # (CHECK_PERSIST_KERNELS="6.1 6.12" adds 6.1): it tests stripectl, the
 # superblock, udev and reboots more than the module, whose paths the
 # selftests run on both kernels.  In a clean-clone run lane B took about
-# 3,850 s with it on 6.12 and lane A about 4,300 s; on 6.1 as well it
-# takes another 1,100 s, which would make lane B about 83 minutes long,
+# 4,000 s with it on 6.12 and lane A about 4,300 s; on 6.1 as well it
+# takes another 1,100 s, which would make lane B about 85 minutes long,
 # too close to CI's 90.
 persist_kernels=${CHECK_PERSIST_KERNELS:-6.12}
 for k in $debian_kernels; do
