@@ -114,6 +114,10 @@ boot() {
 			checks_bad=$((checks_bad + 1))
 			echo "# boot $nboot ($desc): not ok - the kernel log has a report:"
 			sed 's/^/#   /' "$tdir/kbad-$nboot.log" | head -60
+			# what the report is and where: again at the end, which
+			# is what a shortened log (CI's) keeps
+			grep -m 4 -E 'general protection|BUG:|Oops|WARNING:|RIP:|Comm:' \
+				"$tdir/kbad-$nboot.log" | sed 's/^/#   (again) /'
 		fi
 	fi
 	case $rc in
