@@ -14,20 +14,10 @@
  *   -j WORKERS  processes fuzzing at once (default: online CPUs)
  *   -s SEED     seed (default: time); printed, so a run can be repeated
  *
- * Phases, each printing KTAP "ok N ..." / "not ok N ..." lines:
- *  1. access: a non-root caller (uid 65534) cannot open the control device
- *     (EACCES); a caller holding an fd opened by root but without
- *     CAP_SYS_ADMIN (capset, and setresuid keeping the fd) gets EPERM for
- *     every command the driver sees (all 0xB5 numbers, the five commands
- *     with valid arguments, random numbers), and nothing is created.
- *  2. output bytes: GET_VERSION, INFO (and its member array) and LIST with
- *     the output fields pre-filled with 0xAA: every output and reserved
- *     byte comes back written (reserved = 0, strings NUL-padded), entries
- *     beyond the count are left alone.
- *  3. edges: 256 members (from -w) work, 257 are refused; member arrays and
- *     command structs straddling into an unmapped page or in a read-only
- *     page fail with EFAULT and leave no array behind.
- *  4. fuzz: WORKERS processes send random and mutated ioctls (random
+ * Phases, each printing KTAP "ok N ..." / "not ok N ..." lines (the
+ * deterministic checks of the same ABI, access, output bytes and edges,
+ * are mqs_ioctl's "boundaries"):
+ *  1. fuzz: WORKERS processes send random and mutated ioctls (random
  *     command numbers; valid numbers with wrong sizes and directions;
  *     versions, sizes, flags, reserved fields, member counts up to 300,
  *     fds that are not block devices, closed, O_PATH, held O_EXCL, member
@@ -38,13 +28,12 @@
  *     ABI documents; unknown commands must be ENOTTY; results must be
  *     consistent (error_code matches errno, INFO and LIST fields sane).
  *     Prints the call count and the errno histogram.
- *  5. cleanup: LIST, REMOVE every array (all must go), members claimable
+ *  2. cleanup: LIST, REMOVE every array (all must go), members claimable
  *     with O_EXCL again.
  * Exit 0 if every check passed, 1 otherwise, 2 on usage errors.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <grp.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -57,57 +46,28 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/capability.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include "mqstripe.h"
+#include "mqs_ctl.h"
 #include "ktap.h"
 
-#ifndef CTL_PATH
-#define CTL_PATH	"/dev/" MQSTRIPE_CONTROL_NAME
-#endif
 #define MAX_MEMBERS_TRY	300	/* beyond MQSTRIPE_MAX_MEMBERS */
 #define MAX_POOL	64
-#define MAX_WIDE	300
-#define MAX_REAL	16
 #define NR_ERRNO	256
 #define NR_BADMSG	16
 #define CLOSED_FD	900	/* an fd number known to be closed */
 #define LIVE_MAX	2	/* arrays a worker keeps before removing */
 
-static long page_size;
-
 /* ------------------------------------------------------- random */
 
-static uint64_t rnd_state;
-
-static uint64_t rnd(void)
-{
-	/* splitmix64: small, good enough, reproducible from the seed */
-	uint64_t z = (rnd_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint32_t rndn(uint32_t n)
-{
-	return n ? rnd() % n : 0;
-}
-
-static bool chance(unsigned int percent)
-{
-	return rndn(100) < percent;
-}
-
+/* a value near a boundary, sometimes any */
 static uint64_t interesting64(void)
 {
 	static const uint64_t v[] = {
@@ -124,60 +84,6 @@ static uint64_t interesting64(void)
 }
 
 /* ------------------------------------------------------- ioctl */
-
-static int ctl = -1;
-
-/* ioctl returning 0 or the errno; a return other than 0 and -1 is 1000 */
-static int xioctl(unsigned long cmd, void *arg)
-{
-	long r = ioctl(ctl, cmd, arg);
-
-	if (r == 0)
-		return 0;
-	if (r == -1)
-		return errno;
-	return 1000;
-}
-
-#define HDR(s) { .version = MQSTRIPE_ABI_VERSION, .size = sizeof(s) }
-
-static const unsigned long valid_cmds[] = {
-	MQSTRIPE_IOC_GET_VERSION, MQSTRIPE_IOC_CREATE, MQSTRIPE_IOC_REMOVE,
-	MQSTRIPE_IOC_INFO, MQSTRIPE_IOC_LIST,
-};
-#define NR_VALID 5
-
-static const size_t cmd_sizes[] = {
-	sizeof(struct mqstripe_version), sizeof(struct mqstripe_create),
-	sizeof(struct mqstripe_remove), sizeof(struct mqstripe_info),
-	sizeof(struct mqstripe_list),
-};
-
-/* index of @cmd in valid_cmds, NR_VALID if it is not one */
-static unsigned int valid_index(unsigned long cmd)
-{
-	unsigned int i;
-
-	for (i = 0; i < NR_VALID; i++)
-		if (valid_cmds[i] == cmd)
-			break;
-	return i;
-}
-
-/*
- * ioctl types the VFS handles itself before the driver (do_vfs_ioctl):
- * FIOCLEX.. ('T'), FIFREEZE/FSSETXATTR ('X'), FS_IOC_*FLAGS ('f'),
- * FICLONE ('\x94'), FIGETBSZ (0), FS_IOC_GETFSUUID (0x15).  Random
- * commands avoid them: some would change the devtmpfs inode or freeze
- * /dev, and none reaches the driver.
- */
-static bool vfs_type(unsigned long cmd)
-{
-	unsigned int t = _IOC_TYPE(cmd);
-
-	return t == 0 || t == 0x15 || t == 'T' || t == 'X' || t == 'f' ||
-	       t == 0x94;
-}
 
 /* errnos the ABI documents for its commands (ENXIO: a member's open) */
 static bool errno_documented(int e)
@@ -238,10 +144,6 @@ struct fdent {
 
 static struct fdent pool[MAX_POOL];
 static int npool;
-static int real_fd[MAX_REAL], nreal;
-static const char *real_path[MAX_REAL];
-static int wide_fd[MAX_WIDE], nwide;
-static const char *wide_path[MAX_WIDE];
 
 static void pool_add(int fd, const char *kind, bool block)
 {
@@ -294,83 +196,7 @@ static int bad_fd_number(void)
 	return v[rndn(sizeof(v) / sizeof(v[0]))];
 }
 
-/* ---------------------------------------------- memory regions */
-
-/*
- * A region: [RW page][RW page][unmapped page][RO page].  Objects go at the
- * start of page 1, flush against the unmapped page, straddling into it, in
- * the read-only page, or into the unmapped page itself.
- */
-struct region {
-	char *base;
-};
-
-static void region_init(struct region *r)
-{
-	r->base = mmap(NULL, 4 * page_size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r->base == MAP_FAILED) {
-		perror("mmap");
-		exit(2);
-	}
-	munmap(r->base + 2 * page_size, page_size);
-	mprotect(r->base + 3 * page_size, page_size, PROT_READ);
-}
-
-enum place { PL_NORMAL, PL_FLUSH, PL_STRADDLE, PL_RO, PL_UNMAPPED, PL_NULL,
-	     PL_KERNEL, PL_NONCANON, PL_LOW, NR_PLACES };
-
-static const char *const place_names[] = {
-	"normal", "flush-to-unmapped", "straddling", "read-only", "unmapped",
-	"NULL", "kernel", "non-canonical", "low",
-};
-
-/*
- * Where an object of @size bytes goes; copies @obj there (the read-only
- * page is made writable for the copy).  Returns the user address.
- */
-static void *place_obj(struct region *r, enum place pl, const void *obj,
-		       size_t size)
-{
-	char *p;
-
-	switch (pl) {
-	case PL_NORMAL:
-		p = r->base + page_size;
-		break;
-	case PL_FLUSH:
-		p = r->base + 2 * page_size - size;
-		break;
-	case PL_STRADDLE:
-		p = r->base + 2 * page_size - size;
-		if (size > 1)
-			p += 1 + rndn(size - 1);
-		break;
-	case PL_RO:
-		p = r->base + 3 * page_size;
-		mprotect(p, page_size, PROT_READ | PROT_WRITE);
-		memcpy(p, obj, size);
-		mprotect(p, page_size, PROT_READ);
-		return p;
-	case PL_UNMAPPED:
-		return r->base + 2 * page_size + rndn(page_size);
-	case PL_NULL:
-		return NULL;
-	case PL_KERNEL:
-		return (void *)(0xffffffff81000000UL + rndn(1 << 20) * 8);
-	case PL_NONCANON:
-		return (void *)(0x8000000000000000UL + rndn(4096));
-	default:
-		return (void *)(uintptr_t)rndn(4096);
-	}
-	/* the part that lands in the unmapped page is dropped */
-	if (p + size > r->base + 2 * page_size)
-		memcpy(p, obj, r->base + 2 * page_size - p);
-	else
-		memcpy(p, obj, size);
-	return p;
-}
-
+/* where a fuzzed object goes: mostly a normal place */
 static enum place pick_place(void)
 {
 	if (chance(80))
@@ -634,45 +460,6 @@ static void mutate(void *buf, size_t size)
 	}
 }
 
-/* a command number of the driver's type with random nr, dir and size */
-static unsigned long type_random_cmd(void)
-{
-	static const unsigned int dirs[] = { _IOC_NONE, _IOC_READ, _IOC_WRITE,
-					     _IOC_READ | _IOC_WRITE };
-	unsigned int size = chance(50) ? cmd_sizes[rndn(NR_VALID)] + rndn(3) - 1 :
-			    rndn(1 << _IOC_SIZEBITS);
-
-	return _IOC(dirs[rndn(4)], MQSTRIPE_IOC_MAGIC,
-		    chance(50) ? rndn(8) : rndn(256), size);
-}
-
-/* a valid command's number with another size or direction */
-static unsigned long bad_size_cmd(int vi)
-{
-	unsigned long c = valid_cmds[vi];
-	unsigned int dir = _IOC_DIR(c), size = _IOC_SIZE(c);
-
-	if (chance(50))
-		dir = rndn(4);
-	if (chance(70) || dir == _IOC_DIR(c))
-		size = chance(50) ? cmd_sizes[rndn(NR_VALID)] + rndn(3) - 1 :
-		       rndn(1 << _IOC_SIZEBITS);
-	c = _IOC(dir, _IOC_TYPE(c), _IOC_NR(c), size);
-	if (c == valid_cmds[vi])
-		c ^= 1UL << _IOC_SIZESHIFT;
-	return c;
-}
-
-static unsigned long random_cmd(void)
-{
-	unsigned long c;
-
-	do {
-		c = (uint32_t)rnd();
-	} while (vfs_type(c) || valid_index(c) < NR_VALID);
-	return c;
-}
-
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -784,14 +571,7 @@ static void check_info_result(const struct mqstripe_info *o)
 
 static void fuzz_one(void)
 {
-	union {
-		struct mqstripe_version v;
-		struct mqstripe_create c;
-		struct mqstripe_remove r;
-		struct mqstripe_info i;
-		struct mqstripe_list l;
-		unsigned char raw[512];
-	} in, out;
+	union mqs_any_cmd in, out;
 	int32_t fds[MAX_MEMBERS_TRY + 8];
 	unsigned long cmd;
 	unsigned int cls, nmut, k;
@@ -1038,507 +818,7 @@ static void worker_main(int id, uint64_t seed, uint64_t end_ms,
 	_exit(0);
 }
 
-/* ------------------------------------------------- list, remove */
-
-/* indexes of the arrays that exist; returns the count or -errno */
-static int list_arrays(uint32_t *idx, uint32_t cap)
-{
-	struct mqstripe_list l = { .hdr = HDR(l) };
-	int e;
-
-	l.indexes_cap = cap;
-	l.indexes_ptr = (uintptr_t)idx;
-	e = xioctl(MQSTRIPE_IOC_LIST, &l);
-	return e ? -e : (int)l.count;
-}
-
-static int remove_array(uint32_t index)
-{
-	struct mqstripe_remove r = { .hdr = HDR(r), .index = index };
-
-	return xioctl(MQSTRIPE_IOC_REMOVE, &r);
-}
-
-/* remove every array; stacked ones go top first, so retry until none */
-static int remove_all(int *removed)
-{
-	static uint32_t idx[4096];
-	int round, n, i, last = -1;
-
-	*removed = 0;
-	for (round = 0; round < 300; round++) {
-		n = list_arrays(idx, 4096);
-		if (n <= 0)
-			return n;
-		for (i = n - 1; i >= 0 && i < 4096; i--)
-			if (!remove_array(idx[i]))
-				(*removed)++;
-		if (n == last)
-			usleep(100000);	/* something still holds one */
-		last = n;
-	}
-	return list_arrays(idx, 4096);
-}
-
-static bool claimable(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
-
-/* --------------------------------------------------- phase: access */
-
-static int capset_drop_sys_admin(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
-	d[CAP_SYS_ADMIN / 32].permitted &= ~(1U << (CAP_SYS_ADMIN % 32));
-	d[CAP_SYS_ADMIN / 32].inheritable &= ~(1U << (CAP_SYS_ADMIN % 32));
-	return syscall(SYS_capset, &h, d);
-}
-
-/*
- * In a child without CAP_SYS_ADMIN: every command the driver sees must be
- * EPERM.  Returns a one-line report through @out; exit 0 if all EPERM.
- */
-static int eperm_all(char *out, size_t outlen)
-{
-	union {
-		struct mqstripe_version v;
-		struct mqstripe_create c;
-		struct mqstripe_remove r;
-		struct mqstripe_info i;
-		struct mqstripe_list l;
-		unsigned char raw[512];
-	} u;
-	int32_t fds[MAX_REAL];
-	unsigned int nr, dir, n = 0, bad = 0, i;
-	unsigned long cmd, first_bad = 0;
-	int e, first_e = 0;
-
-#define TRY(c, a) do {						\
-		e = xioctl((c), (a));				\
-		n++;						\
-		if (e != EPERM) {				\
-			if (!bad++) {				\
-				first_bad = (c);		\
-				first_e = e;			\
-			}					\
-		}						\
-	} while (0)
-
-	/* the five commands with valid arguments */
-	u.v = (struct mqstripe_version){ .hdr = HDR(u.v) };
-	TRY(MQSTRIPE_IOC_GET_VERSION, &u);
-	for (i = 0; i < (unsigned int)nreal; i++)
-		fds[i] = real_fd[i];
-	u.c = (struct mqstripe_create){ .hdr = HDR(u.c) };
-	u.c.nr_members = nreal ? nreal : 1;
-	u.c.members_ptr = (uintptr_t)fds;
-	TRY(MQSTRIPE_IOC_CREATE, &u);
-	u.r = (struct mqstripe_remove){ .hdr = HDR(u.r) };
-	TRY(MQSTRIPE_IOC_REMOVE, &u);
-	u.i = (struct mqstripe_info){ .hdr = HDR(u.i) };
-	TRY(MQSTRIPE_IOC_INFO, &u);
-	u.l = (struct mqstripe_list){ .hdr = HDR(u.l) };
-	TRY(MQSTRIPE_IOC_LIST, &u);
-	/* every number of the driver's type, with a zeroed and a NULL arg */
-	memset(&u, 0, sizeof(u));
-	for (nr = 0; nr < 256; nr++)
-		for (dir = 0; dir < 4; dir++) {
-			TRY(_IOC(dir, MQSTRIPE_IOC_MAGIC, nr,
-				 cmd_sizes[nr % NR_VALID]), &u);
-			TRY(_IOC(dir, MQSTRIPE_IOC_MAGIC, nr, 0), NULL);
-		}
-	/* random numbers the VFS does not take for itself */
-	for (i = 0; i < 4000; i++) {
-		cmd = random_cmd();
-		TRY(cmd, chance(50) ? (void *)&u : NULL);
-	}
-#undef TRY
-	snprintf(out, outlen, "%u commands, %u not EPERM%s%s%s", n, bad,
-		 bad ? " (first: cmd " : "", bad ? ktap_errname(first_e) : "",
-		 bad ? ")" : "");
-	if (bad)
-		snprintf(out + strlen(out), outlen - strlen(out), " cmd %#lx",
-			 first_bad);
-	return bad ? 1 : 0;
-}
-
-/* run @fn in a child after @setup; the child's status and report */
-static int in_child(int (*setup)(void), int (*fn)(char *, size_t),
-		    char *report, size_t len)
-{
-	int p[2], status;
-	pid_t pid;
-	ssize_t r;
-
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		char buf[512] = "";
-		int rc;
-
-		close(p[0]);
-		if (setup && setup()) {
-			snprintf(buf, sizeof(buf), "setup failed: %s",
-				 strerror(errno));
-			rc = 3;
-		} else {
-			rc = fn(buf, sizeof(buf));
-		}
-		if (write(p[1], buf, strlen(buf)) < 0)
-			rc = 3;
-		_exit(rc);
-	}
-	close(p[1]);
-	r = read(p[0], report, len - 1);
-	report[r > 0 ? r : 0] = 0;
-	close(p[0]);
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	if (!WIFEXITED(status)) {
-		snprintf(report, len, "child died: signal %d",
-			 WIFSIGNALED(status) ? WTERMSIG(status) : -1);
-		return -1;
-	}
-	return WEXITSTATUS(status);
-}
-
-static int setup_nobody(void)
-{
-	/* groups first: after setresuid we could not drop them */
-	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534))
-		return -1;
-	return setresuid(65534, 65534, 65534);
-}
-
-static int open_as_nobody(char *out, size_t len)
-{
-	int fd_rw = open(CTL_PATH, O_RDWR), e_rw = errno;
-	int fd_ro = open(CTL_PATH, O_RDONLY), e_ro = errno;
-
-	snprintf(out, len, "O_RDWR: %s, O_RDONLY: %s",
-		 fd_rw >= 0 ? "opened" : ktap_errname(e_rw),
-		 fd_ro >= 0 ? "opened" : ktap_errname(e_ro));
-	return fd_rw < 0 && e_rw == EACCES && fd_ro < 0 && e_ro == EACCES ? 0 : 1;
-}
-
-static void phase_access(void)
-{
-	char rep[512];
-	uint32_t idx[8];
-	int rc;
-
-	rc = in_child(setup_nobody, open_as_nobody, rep, sizeof(rep));
-	ktap_result(rc == 0, "uid 65534 cannot open %s (EACCES) # %s", CTL_PATH, rep);
-
-	rc = in_child(capset_drop_sys_admin, eperm_all, rep, sizeof(rep));
-	ktap_result(rc == 0, "fd opened by root, CAP_SYS_ADMIN dropped (capset): EPERM for every command # %s",
-		    rep);
-	rc = in_child(setup_nobody, eperm_all, rep, sizeof(rep));
-	ktap_result(rc == 0, "fd opened by root, then setresuid(65534) keeping the fd: EPERM for every command # %s",
-		    rep);
-	rc = list_arrays(idx, 8);
-	ktap_result(rc == 0, "no array was created without CAP_SYS_ADMIN # LIST count %d", rc);
-}
-
-/* ---------------------------------------------- phase: output bytes */
-
-static bool all_bytes(const void *p, int c, size_t n)
-{
-	const unsigned char *b = p;
-
-	while (n--)
-		if (*b++ != (unsigned char)c)
-			return false;
-	return true;
-}
-
-/* bytes after the NUL of a string field must be 0 as well */
-static bool nul_padded(const char *s, size_t n)
-{
-	const char *z = memchr(s, 0, n);
-
-	return z && all_bytes(z, 0, n - (z - s));
-}
-
-static void phase_output(void)
-{
-	struct mqstripe_version v;
-	struct mqstripe_create c;
-	struct mqstripe_info in;
-	struct mqstripe_member_info mi[MAX_REAL + 2];
-	struct mqstripe_list l;
-	uint32_t idx[8];
-	int32_t fds[2];
-	uint32_t i, n, index;
-	int e;
-	bool ok;
-
-	/* GET_VERSION: out fields prefilled, reserved must be 0 on input */
-	memset(&v, 0xaa, sizeof(v));
-	v.hdr = (struct mqstripe_ioctl_hdr){ .version = 0xaaaaaaaa, .size = sizeof(v) };
-	v.reserved0 = 0;
-	memset(v.reserved, 0, sizeof(v.reserved));
-	e = xioctl(MQSTRIPE_IOC_GET_VERSION, &v);
-	ok = !e && v.hdr.version == MQSTRIPE_ABI_VERSION &&
-	     v.hdr.size == sizeof(v) && !v.hdr.flags && !v.hdr.reserved &&
-	     v.abi_version == MQSTRIPE_ABI_VERSION &&
-	     !(v.features & ~MQSTRIPE_FEAT_ALL) && !v.reserved0 &&
-	     nul_padded(v.module_version, sizeof(v.module_version)) &&
-	     all_bytes(v.reserved, 0, sizeof(v.reserved));
-	ktap_result(ok, "GET_VERSION over 0xAA: every output byte written (version %u, features %#llx, module '%.32s') # %s",
-		    v.abi_version, (unsigned long long)v.features,
-		    e ? "" : v.module_version, ktap_errname(e));
-
-	if (nreal < 2) {
-		ktap_result(false, "INFO/LIST output bytes: needs 2 members, got %d", nreal);
-		return;
-	}
-	fds[0] = real_fd[0];
-	fds[1] = real_fd[1];
-	c = (struct mqstripe_create){ .hdr = HDR(c) };
-	c.nr_members = 2;
-	c.members_ptr = (uintptr_t)fds;
-	c.chunk_bytes = 65536;
-	strcpy(c.name, "fz-out");
-	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
-	ktap_result(!e && !c.reserved0 && all_bytes(c.reserved, 0, sizeof(c.reserved)) &&
-		    c.error_code == 0 && c.error_member == MQSTRIPE_NO_MEMBER,
-		    "CREATE 2 members: reserved 0, error_code 0, error_member none # %s",
-		    ktap_errname(e));
-	if (e)
-		return;
-	index = c.index;
-
-	memset(&in, 0xaa, sizeof(in));
-	in.hdr = (struct mqstripe_ioctl_hdr)HDR(in);
-	memset(in.reserved, 0, sizeof(in.reserved));
-	in.index = index;
-	in.members_cap = MAX_REAL + 2;
-	in.members_ptr = (uintptr_t)mi;
-	memset(mi, 0xaa, sizeof(mi));
-	e = xioctl(MQSTRIPE_IOC_INFO, &in);
-	ok = !e && in.hdr.version == MQSTRIPE_ABI_VERSION &&
-	     in.hdr.size == sizeof(in) && !in.hdr.flags && !in.hdr.reserved &&
-	     in.index == index && in.members_cap == MAX_REAL + 2 &&
-	     in.members_ptr == (uintptr_t)mi && in.major && in.nr_members == 2 &&
-	     in.state == MQSTRIPE_STATE_ACTIVE && in.chunk_bytes == 65536 &&
-	     in.data_offset_bytes == MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES &&
-	     in.capacity_bytes == 2 * in.member_data_bytes &&
-	     in.queue_depth >= MQSTRIPE_DEFAULT_QUEUE_DEPTH &&
-	     in.queue_depth <= MQSTRIPE_MAX_QUEUE_DEPTH &&
-	     in.nr_hw_queues >= 1 && in.nr_hw_queues < 0xaaaaaaaa &&
-	     !strcmp(in.name, "fz-out") && nul_padded(in.name, sizeof(in.name)) &&
-	     !all_bytes(in.uuid, 0xaa, sizeof(in.uuid)) &&
-	     all_bytes(in.reserved, 0, sizeof(in.reserved)) &&
-	     (in.minor & 0xaaaa0000) != 0xaaaa0000 &&
-	     (in.major & 0xaaaa0000) != 0xaaaa0000;
-	ktap_result(ok, "INFO over 0xAA: every output field written (major %u minor %u depth %u hw %u) # %s",
-		    in.major, in.minor, in.queue_depth, in.nr_hw_queues, ktap_errname(e));
-	ok = !e;
-	for (i = 0; !e && i < 2; i++) {
-		struct stat sb;
-
-		ok &= mi[i].slot == i && mi[i].state == MQSTRIPE_MEMBER_OK &&
-		      !mi[i].read_errors && !mi[i].write_errors &&
-		      !mi[i].flush_errors && mi[i].size_bytes &&
-		      all_bytes(mi[i].reserved, 0, sizeof(mi[i].reserved)) &&
-		      !fstat(fds[i], &sb) && mi[i].major == major(sb.st_rdev) &&
-		      mi[i].minor == minor(sb.st_rdev);
-	}
-	for (i = 2; i < MAX_REAL + 2; i++)
-		ok &= all_bytes(&mi[i], 0xaa, sizeof(mi[i]));
-	ktap_result(ok, "INFO members over 0xAA: 2 entries fully written (reserved 0), the rest untouched");
-
-	memset(&l, 0xaa, sizeof(l));
-	l.hdr = (struct mqstripe_ioctl_hdr)HDR(l);
-	l.count = 0;
-	memset(l.reserved, 0, sizeof(l.reserved));
-	l.indexes_cap = 8;
-	l.indexes_ptr = (uintptr_t)idx;
-	memset(idx, 0xaa, sizeof(idx));
-	e = xioctl(MQSTRIPE_IOC_LIST, &l);
-	n = l.count;
-	ok = !e && n == 1 && idx[0] == index && l.hdr.version == MQSTRIPE_ABI_VERSION &&
-	     l.indexes_cap == 8 && l.indexes_ptr == (uintptr_t)idx &&
-	     all_bytes(l.reserved, 0, sizeof(l.reserved)) &&
-	     all_bytes(idx + 1, 0xaa, sizeof(idx) - sizeof(idx[0]));
-	ktap_result(ok, "LIST over 0xAA: count 1, index written, the rest untouched # %s, count %u",
-		    ktap_errname(e), n);
-
-	/* cap 0: count only, the buffer is not touched */
-	memset(idx, 0xaa, sizeof(idx));
-	l = (struct mqstripe_list){ .hdr = HDR(l), .indexes_ptr = (uintptr_t)idx };
-	e = xioctl(MQSTRIPE_IOC_LIST, &l);
-	ktap_result(!e && l.count == 1 && all_bytes(idx, 0xaa, sizeof(idx)),
-		    "LIST with indexes_cap 0: count 1, buffer untouched # %s", ktap_errname(e));
-
-	e = remove_array(index);
-	ktap_result(!e, "REMOVE fz-out # %s", ktap_errname(e));
-}
-
-/* ------------------------------------------------------ phase: edges */
-
-static int count_arrays(void)
-{
-	uint32_t idx[1];
-
-	return list_arrays(idx, 0);
-}
-
-static void phase_edges(void)
-{
-	struct region r;
-	struct mqstripe_create c, *pc;
-	static int32_t fds[MAX_MEMBERS_TRY];
-	uint32_t i, k;
-	int e, before;
-	char *p;
-
-	region_init(&r);
-	if (nwide >= MQSTRIPE_MAX_MEMBERS + 1) {
-		for (i = 0; i <= MQSTRIPE_MAX_MEMBERS; i++)
-			fds[i] = wide_fd[i];
-		c = (struct mqstripe_create){ .hdr = HDR(c) };
-		c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET |
-			      MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
-		c.chunk_bytes = 4096;
-		c.queue_depth = 4;
-		c.nr_members = MQSTRIPE_MAX_MEMBERS + 1;
-		c.members_ptr = (uintptr_t)fds;
-		e = xioctl(MQSTRIPE_IOC_CREATE, &c);
-		ktap_result(e == EINVAL && c.error_code == MQSTRIPE_ERR_GEOMETRY &&
-			    c.error_member == MQSTRIPE_NO_MEMBER && count_arrays() == 0,
-			    "CREATE %u members: EINVAL, geometry, nothing created # %s code %u",
-			    MQSTRIPE_MAX_MEMBERS + 1, ktap_errname(e), c.error_code);
-		c = (struct mqstripe_create){ .hdr = HDR(c) };
-		c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET |
-			      MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
-		c.chunk_bytes = 4096;
-		c.queue_depth = 4;
-		c.nr_members = MQSTRIPE_MAX_MEMBERS;
-		c.members_ptr = (uintptr_t)fds;
-		e = xioctl(MQSTRIPE_IOC_CREATE, &c);
-		ktap_result(!e, "CREATE %u members (the maximum) # %s, code %u member %u",
-			    MQSTRIPE_MAX_MEMBERS, ktap_errname(e), c.error_code, c.error_member);
-		if (!e) {
-			struct mqstripe_info in = { .hdr = HDR(in), .index = c.index };
-
-			e = xioctl(MQSTRIPE_IOC_INFO, &in);
-			ktap_result(!e && in.nr_members == MQSTRIPE_MAX_MEMBERS,
-				    "INFO of the %u-member array: nr_members %u # %s",
-				    MQSTRIPE_MAX_MEMBERS, in.nr_members, ktap_errname(e));
-			e = remove_array(c.index);
-			ktap_result(!e, "REMOVE the %u-member array # %s",
-				    MQSTRIPE_MAX_MEMBERS, ktap_errname(e));
-		}
-	} else {
-		ktap_diag("no -w list of %u devices: the %u-member cases are fuzzed only",
-			  MQSTRIPE_MAX_MEMBERS + 1, MQSTRIPE_MAX_MEMBERS);
-	}
-	if (nreal < 2)
-		return;
-
-	/* a member array straddling into an unmapped page */
-	before = count_arrays();
-	for (k = 0; k < 2; k++)
-		fds[k] = real_fd[k];
-	p = place_obj(&r, PL_FLUSH, fds, 8);
-	c = (struct mqstripe_create){ .hdr = HDR(c) };
-	c.nr_members = 3;
-	c.members_ptr = (uintptr_t)p;
-	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
-	ktap_result(e == EFAULT && count_arrays() == before,
-		    "CREATE with the member array running into an unmapped page: EFAULT, nothing created # %s",
-		    ktap_errname(e));
-
-	/* the command struct straddling into an unmapped page */
-	c = (struct mqstripe_create){ .hdr = HDR(c) };
-	c.nr_members = 2;
-	c.members_ptr = (uintptr_t)place_obj(&r, PL_NORMAL, fds, 8);
-	for (k = 1; k < sizeof(c); k += 37) {
-		pc = (void *)(r.base + 2 * page_size - sizeof(c) + k);
-		memcpy(pc, &c, sizeof(c) - k);
-		e = xioctl(MQSTRIPE_IOC_CREATE, pc);
-		if (e != EFAULT)
-			break;
-	}
-	ktap_result(e == EFAULT && count_arrays() == before,
-		    "CREATE struct straddling into an unmapped page (every 37th offset): EFAULT, nothing created # %s",
-		    ktap_errname(e));
-
-	/*
-	 * A valid CREATE in a read-only page: the result cannot be written
-	 * back, so the caller would never learn the index.  The ABI says a
-	 * failed create leaves nothing behind.
-	 */
-	pc = place_obj(&r, PL_RO, &c, sizeof(c));
-	e = xioctl(MQSTRIPE_IOC_CREATE, pc);
-	ktap_result(e == EFAULT && count_arrays() == before,
-		    "CREATE from a read-only page: EFAULT and no array left behind # %s, arrays %d (before %d)",
-		    ktap_errname(e), count_arrays(), before);
-	if (count_arrays() != before) {
-		int removed;
-
-		remove_all(&removed);
-	}
-
-	/* REMOVE from a read-only page must not remove and then fail */
-	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
-	if (!e) {
-		struct mqstripe_remove rm = { .hdr = HDR(rm), .index = c.index };
-		struct mqstripe_remove *prm = place_obj(&r, PL_RO, &rm, sizeof(rm));
-		int after;
-
-		e = xioctl(MQSTRIPE_IOC_REMOVE, prm);
-		after = count_arrays();
-		ktap_result((e == EFAULT && after == before + 1) || (!e && after == before),
-			    "REMOVE from a read-only page: either EFAULT with the array kept or success # %s, arrays %d",
-			    ktap_errname(e), after);
-		remove_array(c.index);
-	} else {
-		ktap_result(false, "CREATE 2 members for the read-only REMOVE case # %s",
-			    ktap_errname(e));
-	}
-	munmap(r.base, 2 * page_size);
-	munmap(r.base + 3 * page_size, page_size);
-}
-
 /* -------------------------------------------------------- main */
-
-static int read_list(const char *file)
-{
-	FILE *f = fopen(file, "r");
-	char line[256];
-
-	if (!f)
-		return -1;
-	while (nwide < MAX_WIDE && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (!line[0])
-			continue;
-		wide_path[nwide] = strdup(line);
-		wide_fd[nwide] = open(line, O_RDONLY | O_CLOEXEC);
-		if (wide_fd[nwide] < 0) {
-			printf("not ok 1 open %s: %s\n", line, strerror(errno));
-			exit(1);
-		}
-		nwide++;
-	}
-	fclose(f);
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -1549,7 +829,6 @@ int main(int argc, char **argv)
 	int opt, removed, left, rc, status;
 	bool have_seed = false, died = false;
 
-	page_size = sysconf(_SC_PAGESIZE);
 	while ((opt = getopt(argc, argv, "s:t:n:j:w:")) != -1) {
 		switch (opt) {
 		case 's': seed = strtoull(optarg, NULL, 0); have_seed = true; break;
@@ -1575,35 +854,14 @@ int main(int argc, char **argv)
 		  seed, seed, secs, min_calls, workers);
 	rnd_state = seed;
 
-	for (i = optind; i < (unsigned int)argc && nreal < MAX_REAL; i++) {
-		real_path[nreal] = argv[i];
-		real_fd[nreal] = open(argv[i], O_RDWR | O_CLOEXEC);
-		if (real_fd[nreal] < 0) {
-			printf("not ok 1 open %s: %s\n", argv[i], strerror(errno));
-			return 1;
-		}
-		nreal++;
-	}
-	if (wide_file && read_list(wide_file)) {
-		printf("not ok 1 read %s: %s\n", wide_file, strerror(errno));
-		return 1;
-	}
-	ctl = open(CTL_PATH, O_RDWR | O_CLOEXEC);
-	if (ctl < 0) {
+	if (ctl_open()) {
 		printf("not ok 1 open %s: %s\n", CTL_PATH, strerror(errno));
 		return 1;
 	}
-	left = count_arrays();
-	if (left != 0) {
-		/* REMOVE is fuzzed: never touch arrays that are not ours */
-		printf("not ok 1 no array exists before fuzzing # LIST: %d\n", left);
+	/* REMOVE is fuzzed: never with arrays that are not ours */
+	if (ctl_prepare(argc - optind, argv + optind, wide_file, "fuzzing"))
 		return 1;
-	}
 	build_pool();
-
-	phase_access();
-	phase_output();
-	phase_edges();
 
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -1,9 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mqs_ioctl - the control ioctl ABI checks of test_11_bad_input.sh
+ * mqs_ioctl - the deterministic checks of the control ioctl ABI
  *
  * Usage: mqs_ioctl abi MEMBER MEMBER MEMBER   (three free block devices)
  *        mqs_ioctl eperm                       (run without CAP_SYS_ADMIN)
+ *        mqs_ioctl boundaries [-s SEED] [-w LIST] MEMBER MEMBER...
+ *
+ * abi and eperm are test_11_bad_input.sh's: each command's fields, errors
+ * and results.  boundaries is test_20_fuzz.sh's, before its fuzzing, with
+ * no array there; LIST holds one block device per line (257 for the
+ * 256-member cases):
+ *  1. access: a non-root caller (uid 65534) cannot open the control device
+ *     (EACCES); a caller holding an fd opened by root but without
+ *     CAP_SYS_ADMIN (capset, and setresuid keeping the fd) gets EPERM for
+ *     every command the driver sees (all 0xB5 numbers, the five commands
+ *     with valid arguments, random numbers from SEED), and nothing is
+ *     created.
+ *  2. output bytes: GET_VERSION, INFO (and its member array) and LIST with
+ *     the output fields pre-filled with 0xAA: every output and reserved
+ *     byte comes back written (reserved = 0, strings NUL-padded), entries
+ *     beyond the count are left alone.
+ *  3. edges: 256 members (from -w) work, 257 are refused; member arrays and
+ *     command structs straddling into an unmapped page or in a read-only
+ *     page fail with EFAULT and leave no array behind.
  *
  * Compiled on the host by selftests/Makefile against module/uapi, so the
  * struct layouts are the ones the module and stripectl use.  Prints KTAP-like
@@ -13,7 +32,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -28,19 +49,14 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/userfaultfd.h>
 
 #include "mqstripe.h"
+#include "mqs_ctl.h"
 #include "ktap.h"
-
-static int ctl = -1;
-
-/* ioctl returning 0 or the errno */
-static int xioctl(unsigned long cmd, void *arg)
-{
-	return ioctl(ctl, cmd, arg) ? errno : 0;
-}
 
 static void expect(int got, int want, const char *what)
 {
@@ -50,8 +66,6 @@ static void expect(int got, int want, const char *what)
 		ktap_result(0, "%s # expected %s, got %s", what,
 			    ktap_errname(want), ktap_errname(got));
 }
-
-#define HDR(s) { .version = MQSTRIPE_ABI_VERSION, .size = sizeof(s) }
 
 static __u32 list_count(void)
 {
@@ -689,16 +703,457 @@ static void t_readonly(void)
 	expect(do_remove(c.index), 0, "READONLY: REMOVE");
 }
 
+/* --------------------------------------------------- phase: access */
+
+static int capset_drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
+	d[CAP_SYS_ADMIN / 32].permitted &= ~(1U << (CAP_SYS_ADMIN % 32));
+	d[CAP_SYS_ADMIN / 32].inheritable &= ~(1U << (CAP_SYS_ADMIN % 32));
+	return syscall(SYS_capset, &h, d);
+}
+
+/*
+ * In a child without CAP_SYS_ADMIN: every command the driver sees must be
+ * EPERM.  Returns a one-line report through @out; exit 0 if all EPERM.
+ */
+static int eperm_all(char *out, size_t outlen)
+{
+	union mqs_any_cmd u;
+	int32_t fds[MAX_REAL];
+	unsigned int nr, dir, n = 0, bad = 0, i;
+	unsigned long cmd, first_bad = 0;
+	int e, first_e = 0;
+
+#define TRY(c, a) do {						\
+		e = xioctl((c), (a));				\
+		n++;						\
+		if (e != EPERM) {				\
+			if (!bad++) {				\
+				first_bad = (c);		\
+				first_e = e;			\
+			}					\
+		}						\
+	} while (0)
+
+	/* the five commands with valid arguments */
+	u.v = (struct mqstripe_version){ .hdr = HDR(u.v) };
+	TRY(MQSTRIPE_IOC_GET_VERSION, &u);
+	for (i = 0; i < (unsigned int)nreal; i++)
+		fds[i] = real_fd[i];
+	u.c = (struct mqstripe_create){ .hdr = HDR(u.c) };
+	u.c.nr_members = nreal ? nreal : 1;
+	u.c.members_ptr = (uintptr_t)fds;
+	TRY(MQSTRIPE_IOC_CREATE, &u);
+	u.r = (struct mqstripe_remove){ .hdr = HDR(u.r) };
+	TRY(MQSTRIPE_IOC_REMOVE, &u);
+	u.i = (struct mqstripe_info){ .hdr = HDR(u.i) };
+	TRY(MQSTRIPE_IOC_INFO, &u);
+	u.l = (struct mqstripe_list){ .hdr = HDR(u.l) };
+	TRY(MQSTRIPE_IOC_LIST, &u);
+	/* every number of the driver's type, with a zeroed and a NULL arg */
+	memset(&u, 0, sizeof(u));
+	for (nr = 0; nr < 256; nr++)
+		for (dir = 0; dir < 4; dir++) {
+			TRY(_IOC(dir, MQSTRIPE_IOC_MAGIC, nr,
+				 cmd_sizes[nr % NR_VALID]), &u);
+			TRY(_IOC(dir, MQSTRIPE_IOC_MAGIC, nr, 0), NULL);
+		}
+	/* random numbers the VFS does not take for itself */
+	for (i = 0; i < 4000; i++) {
+		cmd = random_cmd();
+		TRY(cmd, chance(50) ? (void *)&u : NULL);
+	}
+#undef TRY
+	snprintf(out, outlen, "%u commands, %u not EPERM%s%s%s", n, bad,
+		 bad ? " (first: cmd " : "", bad ? ktap_errname(first_e) : "",
+		 bad ? ")" : "");
+	if (bad)
+		snprintf(out + strlen(out), outlen - strlen(out), " cmd %#lx",
+			 first_bad);
+	return bad ? 1 : 0;
+}
+
+/* run @fn in a child after @setup; the child's status and report */
+static int in_child(int (*setup)(void), int (*fn)(char *, size_t),
+		    char *report, size_t len)
+{
+	int p[2], status;
+	pid_t pid;
+	ssize_t r;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char buf[512] = "";
+		int rc;
+
+		close(p[0]);
+		if (setup && setup()) {
+			snprintf(buf, sizeof(buf), "setup failed: %s",
+				 strerror(errno));
+			rc = 3;
+		} else {
+			rc = fn(buf, sizeof(buf));
+		}
+		if (write(p[1], buf, strlen(buf)) < 0)
+			rc = 3;
+		_exit(rc);
+	}
+	close(p[1]);
+	r = read(p[0], report, len - 1);
+	report[r > 0 ? r : 0] = 0;
+	close(p[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	if (!WIFEXITED(status)) {
+		snprintf(report, len, "child died: signal %d",
+			 WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+		return -1;
+	}
+	return WEXITSTATUS(status);
+}
+
+static int setup_nobody(void)
+{
+	/* groups first: after setresuid we could not drop them */
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534))
+		return -1;
+	return setresuid(65534, 65534, 65534);
+}
+
+static int open_as_nobody(char *out, size_t len)
+{
+	int fd_rw = open(CTL_PATH, O_RDWR), e_rw = errno;
+	int fd_ro = open(CTL_PATH, O_RDONLY), e_ro = errno;
+
+	snprintf(out, len, "O_RDWR: %s, O_RDONLY: %s",
+		 fd_rw >= 0 ? "opened" : ktap_errname(e_rw),
+		 fd_ro >= 0 ? "opened" : ktap_errname(e_ro));
+	return fd_rw < 0 && e_rw == EACCES && fd_ro < 0 && e_ro == EACCES ? 0 : 1;
+}
+
+static void phase_access(void)
+{
+	char rep[512];
+	uint32_t idx[8];
+	int rc;
+
+	rc = in_child(setup_nobody, open_as_nobody, rep, sizeof(rep));
+	ktap_result(rc == 0, "uid 65534 cannot open %s (EACCES) # %s", CTL_PATH, rep);
+
+	rc = in_child(capset_drop_sys_admin, eperm_all, rep, sizeof(rep));
+	ktap_result(rc == 0, "fd opened by root, CAP_SYS_ADMIN dropped (capset): EPERM for every command # %s",
+		    rep);
+	rc = in_child(setup_nobody, eperm_all, rep, sizeof(rep));
+	ktap_result(rc == 0, "fd opened by root, then setresuid(65534) keeping the fd: EPERM for every command # %s",
+		    rep);
+	rc = list_arrays(idx, 8);
+	ktap_result(rc == 0, "no array was created without CAP_SYS_ADMIN # LIST count %d", rc);
+}
+
+/* ---------------------------------------------- phase: output bytes */
+
+static bool all_bytes(const void *p, int c, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--)
+		if (*b++ != (unsigned char)c)
+			return false;
+	return true;
+}
+
+/* bytes after the NUL of a string field must be 0 as well */
+static bool nul_padded(const char *s, size_t n)
+{
+	const char *z = memchr(s, 0, n);
+
+	return z && all_bytes(z, 0, n - (z - s));
+}
+
+static void phase_output(void)
+{
+	struct mqstripe_version v;
+	struct mqstripe_create c;
+	struct mqstripe_info in;
+	struct mqstripe_member_info mi[MAX_REAL + 2];
+	struct mqstripe_list l;
+	uint32_t idx[8];
+	int32_t fds[2];
+	uint32_t i, n, index;
+	int e;
+	bool ok;
+
+	/* GET_VERSION: out fields prefilled, reserved must be 0 on input */
+	memset(&v, 0xaa, sizeof(v));
+	v.hdr = (struct mqstripe_ioctl_hdr){ .version = 0xaaaaaaaa, .size = sizeof(v) };
+	v.reserved0 = 0;
+	memset(v.reserved, 0, sizeof(v.reserved));
+	e = xioctl(MQSTRIPE_IOC_GET_VERSION, &v);
+	ok = !e && v.hdr.version == MQSTRIPE_ABI_VERSION &&
+	     v.hdr.size == sizeof(v) && !v.hdr.flags && !v.hdr.reserved &&
+	     v.abi_version == MQSTRIPE_ABI_VERSION &&
+	     !(v.features & ~MQSTRIPE_FEAT_ALL) && !v.reserved0 &&
+	     nul_padded(v.module_version, sizeof(v.module_version)) &&
+	     all_bytes(v.reserved, 0, sizeof(v.reserved));
+	ktap_result(ok, "GET_VERSION over 0xAA: every output byte written (version %u, features %#llx, module '%.32s') # %s",
+		    v.abi_version, (unsigned long long)v.features,
+		    e ? "" : v.module_version, ktap_errname(e));
+
+	if (nreal < 2) {
+		ktap_result(false, "INFO/LIST output bytes: needs 2 members, got %d", nreal);
+		return;
+	}
+	fds[0] = real_fd[0];
+	fds[1] = real_fd[1];
+	c = (struct mqstripe_create){ .hdr = HDR(c) };
+	c.nr_members = 2;
+	c.members_ptr = (uintptr_t)fds;
+	c.chunk_bytes = 65536;
+	strcpy(c.name, "fz-out");
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	ktap_result(!e && !c.reserved0 && all_bytes(c.reserved, 0, sizeof(c.reserved)) &&
+		    c.error_code == 0 && c.error_member == MQSTRIPE_NO_MEMBER,
+		    "CREATE 2 members: reserved 0, error_code 0, error_member none # %s",
+		    ktap_errname(e));
+	if (e)
+		return;
+	index = c.index;
+
+	memset(&in, 0xaa, sizeof(in));
+	in.hdr = (struct mqstripe_ioctl_hdr)HDR(in);
+	memset(in.reserved, 0, sizeof(in.reserved));
+	in.index = index;
+	in.members_cap = MAX_REAL + 2;
+	in.members_ptr = (uintptr_t)mi;
+	memset(mi, 0xaa, sizeof(mi));
+	e = xioctl(MQSTRIPE_IOC_INFO, &in);
+	ok = !e && in.hdr.version == MQSTRIPE_ABI_VERSION &&
+	     in.hdr.size == sizeof(in) && !in.hdr.flags && !in.hdr.reserved &&
+	     in.index == index && in.members_cap == MAX_REAL + 2 &&
+	     in.members_ptr == (uintptr_t)mi && in.major && in.nr_members == 2 &&
+	     in.state == MQSTRIPE_STATE_ACTIVE && in.chunk_bytes == 65536 &&
+	     in.data_offset_bytes == MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES &&
+	     in.capacity_bytes == 2 * in.member_data_bytes &&
+	     in.queue_depth >= MQSTRIPE_DEFAULT_QUEUE_DEPTH &&
+	     in.queue_depth <= MQSTRIPE_MAX_QUEUE_DEPTH &&
+	     in.nr_hw_queues >= 1 && in.nr_hw_queues < 0xaaaaaaaa &&
+	     !strcmp(in.name, "fz-out") && nul_padded(in.name, sizeof(in.name)) &&
+	     !all_bytes(in.uuid, 0xaa, sizeof(in.uuid)) &&
+	     all_bytes(in.reserved, 0, sizeof(in.reserved)) &&
+	     (in.minor & 0xaaaa0000) != 0xaaaa0000 &&
+	     (in.major & 0xaaaa0000) != 0xaaaa0000;
+	ktap_result(ok, "INFO over 0xAA: every output field written (major %u minor %u depth %u hw %u) # %s",
+		    in.major, in.minor, in.queue_depth, in.nr_hw_queues, ktap_errname(e));
+	ok = !e;
+	for (i = 0; !e && i < 2; i++) {
+		struct stat sb;
+
+		ok &= mi[i].slot == i && mi[i].state == MQSTRIPE_MEMBER_OK &&
+		      !mi[i].read_errors && !mi[i].write_errors &&
+		      !mi[i].flush_errors && mi[i].size_bytes &&
+		      all_bytes(mi[i].reserved, 0, sizeof(mi[i].reserved)) &&
+		      !fstat(fds[i], &sb) && mi[i].major == major(sb.st_rdev) &&
+		      mi[i].minor == minor(sb.st_rdev);
+	}
+	for (i = 2; i < MAX_REAL + 2; i++)
+		ok &= all_bytes(&mi[i], 0xaa, sizeof(mi[i]));
+	ktap_result(ok, "INFO members over 0xAA: 2 entries fully written (reserved 0), the rest untouched");
+
+	memset(&l, 0xaa, sizeof(l));
+	l.hdr = (struct mqstripe_ioctl_hdr)HDR(l);
+	l.count = 0;
+	memset(l.reserved, 0, sizeof(l.reserved));
+	l.indexes_cap = 8;
+	l.indexes_ptr = (uintptr_t)idx;
+	memset(idx, 0xaa, sizeof(idx));
+	e = xioctl(MQSTRIPE_IOC_LIST, &l);
+	n = l.count;
+	ok = !e && n == 1 && idx[0] == index && l.hdr.version == MQSTRIPE_ABI_VERSION &&
+	     l.indexes_cap == 8 && l.indexes_ptr == (uintptr_t)idx &&
+	     all_bytes(l.reserved, 0, sizeof(l.reserved)) &&
+	     all_bytes(idx + 1, 0xaa, sizeof(idx) - sizeof(idx[0]));
+	ktap_result(ok, "LIST over 0xAA: count 1, index written, the rest untouched # %s, count %u",
+		    ktap_errname(e), n);
+
+	/* cap 0: count only, the buffer is not touched */
+	memset(idx, 0xaa, sizeof(idx));
+	l = (struct mqstripe_list){ .hdr = HDR(l), .indexes_ptr = (uintptr_t)idx };
+	e = xioctl(MQSTRIPE_IOC_LIST, &l);
+	ktap_result(!e && l.count == 1 && all_bytes(idx, 0xaa, sizeof(idx)),
+		    "LIST with indexes_cap 0: count 1, buffer untouched # %s", ktap_errname(e));
+
+	e = remove_array(index);
+	ktap_result(!e, "REMOVE fz-out # %s", ktap_errname(e));
+}
+
+/* ------------------------------------------------------ phase: edges */
+
+static void phase_edges(void)
+{
+	struct region r;
+	struct mqstripe_create c, *pc;
+	static int32_t fds[MQSTRIPE_MAX_MEMBERS + 1];
+	uint32_t i, k;
+	int e, before;
+	char *p;
+
+	region_init(&r);
+	if (nwide >= MQSTRIPE_MAX_MEMBERS + 1) {
+		for (i = 0; i <= MQSTRIPE_MAX_MEMBERS; i++)
+			fds[i] = wide_fd[i];
+		c = (struct mqstripe_create){ .hdr = HDR(c) };
+		c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET |
+			      MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
+		c.chunk_bytes = 4096;
+		c.queue_depth = 4;
+		c.nr_members = MQSTRIPE_MAX_MEMBERS + 1;
+		c.members_ptr = (uintptr_t)fds;
+		e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+		ktap_result(e == EINVAL && c.error_code == MQSTRIPE_ERR_GEOMETRY &&
+			    c.error_member == MQSTRIPE_NO_MEMBER && count_arrays() == 0,
+			    "CREATE %u members: EINVAL, geometry, nothing created # %s code %u",
+			    MQSTRIPE_MAX_MEMBERS + 1, ktap_errname(e), c.error_code);
+		c = (struct mqstripe_create){ .hdr = HDR(c) };
+		c.hdr.flags = MQSTRIPE_CREATE_F_DATA_OFFSET |
+			      MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
+		c.chunk_bytes = 4096;
+		c.queue_depth = 4;
+		c.nr_members = MQSTRIPE_MAX_MEMBERS;
+		c.members_ptr = (uintptr_t)fds;
+		e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+		ktap_result(!e, "CREATE %u members (the maximum) # %s, code %u member %u",
+			    MQSTRIPE_MAX_MEMBERS, ktap_errname(e), c.error_code, c.error_member);
+		if (!e) {
+			struct mqstripe_info in = { .hdr = HDR(in), .index = c.index };
+
+			e = xioctl(MQSTRIPE_IOC_INFO, &in);
+			ktap_result(!e && in.nr_members == MQSTRIPE_MAX_MEMBERS,
+				    "INFO of the %u-member array: nr_members %u # %s",
+				    MQSTRIPE_MAX_MEMBERS, in.nr_members, ktap_errname(e));
+			e = remove_array(c.index);
+			ktap_result(!e, "REMOVE the %u-member array # %s",
+				    MQSTRIPE_MAX_MEMBERS, ktap_errname(e));
+		}
+	} else {
+		ktap_diag("no -w list of %u devices: the %u-member cases are fuzzed only",
+			  MQSTRIPE_MAX_MEMBERS + 1, MQSTRIPE_MAX_MEMBERS);
+	}
+	if (nreal < 2)
+		return;
+
+	/* a member array straddling into an unmapped page */
+	before = count_arrays();
+	for (k = 0; k < 2; k++)
+		fds[k] = real_fd[k];
+	p = place_obj(&r, PL_FLUSH, fds, 8);
+	c = (struct mqstripe_create){ .hdr = HDR(c) };
+	c.nr_members = 3;
+	c.members_ptr = (uintptr_t)p;
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	ktap_result(e == EFAULT && count_arrays() == before,
+		    "CREATE with the member array running into an unmapped page: EFAULT, nothing created # %s",
+		    ktap_errname(e));
+
+	/* the command struct straddling into an unmapped page */
+	c = (struct mqstripe_create){ .hdr = HDR(c) };
+	c.nr_members = 2;
+	c.members_ptr = (uintptr_t)place_obj(&r, PL_NORMAL, fds, 8);
+	for (k = 1; k < sizeof(c); k += 37) {
+		pc = (void *)(r.base + 2 * page_size - sizeof(c) + k);
+		memcpy(pc, &c, sizeof(c) - k);
+		e = xioctl(MQSTRIPE_IOC_CREATE, pc);
+		if (e != EFAULT)
+			break;
+	}
+	ktap_result(e == EFAULT && count_arrays() == before,
+		    "CREATE struct straddling into an unmapped page (every 37th offset): EFAULT, nothing created # %s",
+		    ktap_errname(e));
+
+	/*
+	 * A valid CREATE in a read-only page: the result cannot be written
+	 * back, so the caller would never learn the index.  The ABI says a
+	 * failed create leaves nothing behind.
+	 */
+	pc = place_obj(&r, PL_RO, &c, sizeof(c));
+	e = xioctl(MQSTRIPE_IOC_CREATE, pc);
+	ktap_result(e == EFAULT && count_arrays() == before,
+		    "CREATE from a read-only page: EFAULT and no array left behind # %s, arrays %d (before %d)",
+		    ktap_errname(e), count_arrays(), before);
+	if (count_arrays() != before) {
+		int removed;
+
+		remove_all(&removed);
+	}
+
+	/* REMOVE from a read-only page must not remove and then fail */
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	if (!e) {
+		struct mqstripe_remove rm = { .hdr = HDR(rm), .index = c.index };
+		struct mqstripe_remove *prm = place_obj(&r, PL_RO, &rm, sizeof(rm));
+		int after;
+
+		e = xioctl(MQSTRIPE_IOC_REMOVE, prm);
+		after = count_arrays();
+		ktap_result((e == EFAULT && after == before + 1) || (!e && after == before),
+			    "REMOVE from a read-only page: either EFAULT with the array kept or success # %s, arrays %d",
+			    ktap_errname(e), after);
+		remove_array(c.index);
+	} else {
+		ktap_result(false, "CREATE 2 members for the read-only REMOVE case # %s",
+			    ktap_errname(e));
+	}
+	region_free(&r);
+}
+
+/*
+ * boundaries [-s SEED] [-w LIST] MEMBER MEMBER...: who may call (access),
+ * what comes back byte for byte (output bytes) and the edges, with no
+ * array there before.  -s seeds the random command numbers the access
+ * checks send (default: time; printed).
+ */
+static int boundaries(int argc, char **argv)
+{
+	const char *wide_file = NULL;
+	uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	int opt;
+
+	while ((opt = getopt(argc, argv, "s:w:")) != -1) {
+		switch (opt) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'w': wide_file = optarg; break;
+		default:
+			return 2;
+		}
+	}
+	ktap_diag("seed %" PRIu64 " (repeat with -s %" PRIu64 ")", seed, seed);
+	rnd_state = seed;
+	if (ctl_prepare(argc - optind, argv + optind, wide_file, "the checks"))
+		return 1;
+	phase_access();
+	phase_output();
+	phase_edges();
+	return ktap_finish();
+}
+
 int main(int argc, char **argv)
 {
 	char tmpl[] = "/tmp/mqs_ioctl.XXXXXX";
 	int i;
 
-	ctl = open("/dev/" MQSTRIPE_CONTROL_NAME, O_RDWR | O_CLOEXEC);
-	if (ctl < 0) {
-		printf("not ok 1 open /dev/%s: %s\n", MQSTRIPE_CONTROL_NAME, strerror(errno));
+	if (ctl_open()) {
+		printf("not ok 1 open %s: %s\n", CTL_PATH, strerror(errno));
 		return 1;
 	}
+	if (argc >= 2 && !strcmp(argv[1], "boundaries"))
+		return boundaries(argc - 1, argv + 1);
 	if (argc == 2 && !strcmp(argv[1], "eperm")) {
 		struct mqstripe_version v = { .hdr = HDR(v) };
 		struct mqstripe_list l = { .hdr = HDR(l) };
@@ -709,7 +1164,8 @@ int main(int argc, char **argv)
 		return ktap_fail ? 1 : 0;
 	}
 	if (argc != 5 || strcmp(argv[1], "abi")) {
-		fprintf(stderr, "usage: %s abi MEMBER MEMBER MEMBER | eperm\n", argv[0]);
+		fprintf(stderr, "usage: %s abi MEMBER MEMBER MEMBER | eperm | boundaries [-s SEED] [-w LIST] MEMBER MEMBER...\n",
+			argv[0]);
 		return 2;
 	}
 	for (i = 0; i < 3; i++) {

@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Control-ABI fuzzing with mqs_fuzz (built on the host by
+# The control ABI's boundaries with mqs_ioctl (who may call, output bytes,
+# 256 and 257 members, structs running into unmapped or read-only pages),
+# then fuzzing with mqs_fuzz (both built on the host by
 # selftests/Makefile): at least 100,000 random and mutated ioctls on
 # /dev/mqstripe-control from one process per CPU for MQS_FUZZ_SECS seconds
 # (default 30; more calls if the budget ends first, at most 3 x the
 # budget).  Members: the 4 NVMe disks, and 257 partitions of 128 KiB on
-# the virtio disks for creates with up to and beyond 256 members.  See mqs_fuzz.c
-# for the cases; the seed is printed (MQS_FUZZ_SEED repeats a run).
+# the virtio disks for creates with up to and beyond 256 members.  See
+# mqs_ioctl.c and mqs_fuzz.c for the cases; the seed is printed
+# (MQS_FUZZ_SEED repeats a run).
 # Catches: a crash, hang or leak on malformed input (run_guest.sh scans the
 # kernel log and kmemleak), an undocumented errno or a positive return,
 # unknown commands not ENOTTY, a caller without CAP_SYS_ADMIN getting
@@ -22,7 +25,10 @@
 mqs_init
 
 FUZZ=$MQS_DIR/mqs_fuzz
-[ -x "$FUZZ" ] || mqs_die "mqs_fuzz built (make -C selftests)" "missing: $FUZZ"
+IOCTL=$MQS_DIR/mqs_ioctl
+for p in "$FUZZ" "$IOCTL"; do
+	[ -x "$p" ] || mqs_die "${p##*/} built (make -C selftests)" "missing: $p"
+done
 mapfile -t NV < <(nvme_disks)
 mapfile -t VD < <(virtio_disks)
 [ ${#NV[@]} -ge 2 ] || mqs_skip "needs 2 NVMe namespaces, found ${#NV[@]}"
@@ -80,6 +86,8 @@ wide=()
 [ ${#WIDE[@]} -eq 257 ] && wide=(-w "$list")
 
 mark=$(klog_mark "test_20 fuzz seed $seed")
+# first the deterministic checks: access, output bytes, edges
+import_checks "ioctl: " "$IOCTL" boundaries -s "$seed" "${wide[@]}" "${NV[@]}"
 start=$SECONDS
 import_checks "fuzz: " "$FUZZ" -s "$seed" -t "$secs" -n "$calls" \
 	${MQS_FUZZ_WORKERS:+-j "$MQS_FUZZ_WORKERS"} "${wide[@]}" "${NV[@]}"
