@@ -67,15 +67,6 @@ static void expect(int got, int want, const char *what)
 			    ktap_errname(want), ktap_errname(got));
 }
 
-static __u32 list_count(void)
-{
-	struct mqstripe_list l = { .hdr = HDR(l) };
-
-	if (xioctl(MQSTRIPE_IOC_LIST, &l))
-		return (__u32)-1;
-	return l.count;
-}
-
 /* ---------------------------------------------------------- version */
 static void t_version(void)
 {
@@ -226,9 +217,9 @@ static int do_remove(__u32 index)
 static void bad_create(struct mqstripe_create *c, int want, int code,
 		       __u32 member, const char *what)
 {
-	__u32 before = list_count();
+	int before = count_arrays();
 	int e = xioctl(MQSTRIPE_IOC_CREATE, c);
-	__u32 after;
+	int after;
 
 	expect(e, want, what);
 	if (e == 0) {
@@ -239,8 +230,8 @@ static void bad_create(struct mqstripe_create *c, int want, int code,
 		ktap_result(c->error_code == (__u32)code && c->error_member == member,
 			    "%s: error_code %d error_member %d (got %u, %d)", what,
 			    code, (int)member, c->error_code, (int)c->error_member);
-	after = list_count();
-	ktap_result(after == before, "%s: no array left behind (LIST count %u -> %u)",
+	after = count_arrays();
+	ktap_result(after == before, "%s: no array left behind (LIST count %d -> %d)",
 		    what, before, after);
 }
 

@@ -112,13 +112,18 @@ for k in $kernels; do
 		debian_kernels="$debian_kernels $k"
 	fi
 done
-# lane A|B NAME TITLE CMD...: a suite of lane A or B, after the one
-# before it in that lane
+# lane A|B NAME [--after NAME] TITLE CMD...: a suite of lane A or B, after
+# the one before it in that lane (and after suite NAME too)
 declare -A lane_last=([A]=- [B]=-)
 lane() {
-	local l=$1 name=$2
+	local l=$1 name=$2 after
 	shift 2
-	suite_add "$name" "${lane_last[$l]}" "$@"
+	after=${lane_last[$l]}
+	if [ "$1" = --after ]; then
+		[ "$after" = - ] && after=$2 || after="$after,$2"
+		shift 2
+	fi
+	suite_add "$name" "$after" "$@"
 	lane_last[$l]=$name
 }
 
@@ -215,10 +220,9 @@ done
 # on 6.12: after the package tests, whose .deb it installs in the image
 case " $debian_kernels " in
 *" 6.12 "*)
-	suite_add "boot tests on 6.12" "${lane_last[B]},boot image" \
+	lane B "boot tests on 6.12" --after "boot image" \
 		"boot tests on kernel 6.12 (a Debian 12 image booted with systemd, QEMU guests)" \
 		bash selftests/boot/run.sh --kernel 6.12
-	lane_last[B]="boot tests on 6.12"
 	;;
 esac
 if [ "$debug_kernel" = 1 ]; then
