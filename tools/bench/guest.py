@@ -114,6 +114,11 @@ def diagnostics():
         ", ".join(infl) or "none", " | ".join(r.stdout.splitlines()))
 
 
+# kmsg.py's names of known kernel bugs outside mqstripe that the member
+# setups provoke: null_blk's mbps= throttle (setup b) races its own timer
+KNOWN_BUGS = ("null_blk-bw-timer",)
+
+
 def kmsg(*args):
     """selftests/kmsg.py (mark, since, scan): its output, "" on failure."""
     rc, out, _, _ = run_bounded([sys.executable, "-S", KMSG] +
@@ -1071,10 +1076,19 @@ class Runner:
 
     def check_klog(self):
         """A kernel report (WARNING, BUG, Oops, hung task, ...) during the
-        setup is an error of the run: its figures may be wrong."""
+        setup is an error of the run: its figures may be wrong.  The one
+        known kernel bug outside mqstripe that the members provoke
+        (null_blk's bandwidth timer warning, see KNOWN in kmsg.py) is a
+        warning of the run instead, shown in the report."""
         if not self.kseq:
             return
-        bad = kmsg("scan", self.kseq)
+        known = kmsg("known", self.kseq, *KNOWN_BUGS)
+        if known:
+            self.info["warnings"].append(
+                "known kernel bug outside mqstripe during setup %s%s" % (
+                    self.setup, self.save_klog("end", known)))
+        allow = [a for name in KNOWN_BUGS for a in ("--allow", name)]
+        bad = kmsg("scan", self.kseq, *allow)
         if bad:
             self.info["errors"].append(
                 "kernel reports during setup %s%s" % (
