@@ -151,13 +151,11 @@ struct mqs_array {
  *	see the batch under one plug.
  * @polled: member bios of polled requests on this context that are in
  *	flight, for ->poll() (struct mqs_bio.node).
- * @nr_polled: entries of @polled.
  */
 struct mqs_hctx {
 	spinlock_t lock;	/* see above */
 	struct bio_list deferred;
 	struct list_head polled;
-	unsigned int nr_polled;
 };
 
 /**

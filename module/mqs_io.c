@@ -163,10 +163,8 @@ static bool mqs_polled_done(struct mqs_bio *mb)
 	spin_lock_irqsave(&h->lock, flags);
 	mb->done = true;
 	free_here = !mb->polling;
-	if (free_here) {
+	if (free_here)
 		list_del(&mb->node);
-		h->nr_polled--;
-	}
 	spin_unlock_irqrestore(&h->lock, flags);
 	return free_here;
 }
@@ -296,7 +294,6 @@ static void mqs_submit(struct bio *bio)
 
 		spin_lock_irq(&h->lock);
 		list_add_tail(&mb->node, &h->polled);
-		h->nr_polled++;
 		spin_unlock_irq(&h->lock);
 	}
 	submit_bio_noacct(bio);
@@ -1105,57 +1102,85 @@ static void mqs_queue_rqs(mqs_rq_list_t *rqlist)
 #endif
 
 #if MQS_CAN_POLL
+/* Member queues one ->poll() call polls at most. */
+#define MQS_POLL_QUEUES	16
+
 /*
- * Poll the member bios of polled requests on this context.  Each is taken
- * off the list while polled, so concurrent pollers never poll the same bio
- * and its completion (in bio_poll(), in the batch completion @iob runs
- * later, or in an interrupt when the member cleared REQ_POLLED) knows that
- * the poller finishes it (mqs_polled_done()): frees it and drops its
- * reference of the request, which may end the request here.  So a bio that
- * is part of its request (struct mqs_cmd.mb) is never used after its
- * request ended.  Completed member requests join the caller's @iob.
+ * Poll the member bios of polled requests on this context.
+ *
+ * Polling a blk-mq member's queue completes every request that is done on
+ * that hardware context (blk_mq_poll() in block/blk-mq.c), so one bio per
+ * (member queue, cookie) is polled: io_uring calls ->poll() once per
+ * request it waits for (io_do_iopoll() in io_uring/rw.c), and polling every
+ * listed bio on each call would poll the same few queues dozens of times.
+ * A bio-based member (dm) polls only the bio it is given (dm_poll_bio() in
+ * drivers/md/dm.c): each of its bios is polled.  At most MQS_POLL_QUEUES
+ * bios are polled per call; the list is rotated past the last one looked
+ * at, so the next call goes on from there.
+ *
+ * Each polled bio is taken off the list meanwhile, so concurrent pollers
+ * never poll the same bio and its completion (in bio_poll(), in the batch
+ * completion @iob runs later, or in an interrupt when the member cleared
+ * REQ_POLLED) knows that the poller finishes it (mqs_polled_done()): frees
+ * it and drops its reference of the request, which may end the request
+ * here.  So a bio that is part of its request (struct mqs_cmd.mb) is never
+ * used after its request ended.  Completed member requests join the
+ * caller's @iob.
  */
 static int mqs_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
 	struct mqs_hctx *h = hctx->driver_data;
-	unsigned int n;
+	struct mqs_bio *take[MQS_POLL_QUEUES];
+	struct request_queue *qs[MQS_POLL_QUEUES];
+	blk_qc_t cookies[MQS_POLL_QUEUES];
+	struct mqs_bio *mb, *next;
+	unsigned int nr = 0, nr_done = 0, i, j;
 	int found = 0;
 
 	spin_lock_irq(&h->lock);
-	n = h->nr_polled;
-	spin_unlock_irq(&h->lock);
-	while (n--) {
-		struct mqs_bio *mb;
-		bool done;
-		int ret;
+	list_for_each_entry_safe(mb, next, &h->polled, node) {
+		struct request_queue *q = bdev_get_queue(mb->bio.bi_bdev);
+		blk_qc_t cookie = READ_ONCE(mb->bio.bi_cookie);
 
-		spin_lock_irq(&h->lock);
-		mb = list_first_entry_or_null(&h->polled, struct mqs_bio,
-					      node);
-		if (!mb) {
-			spin_unlock_irq(&h->lock);
+		if (nr == MQS_POLL_QUEUES) {
+			/* the next call starts here */
+			list_rotate_to_front(&mb->node, &h->polled);
 			break;
 		}
+		if (queue_is_mq(q)) {
+			for (j = 0; j < nr; j++)
+				if (qs[j] == q && cookies[j] == cookie)
+					break;
+			if (j < nr)
+				continue;	/* its queue is polled already */
+		}
 		list_del(&mb->node);
-		h->nr_polled--;
 		mb->polling = true;
-		spin_unlock_irq(&h->lock);
+		qs[nr] = q;
+		cookies[nr] = cookie;
+		take[nr++] = mb;
+	}
+	spin_unlock_irq(&h->lock);
 
-		ret = bio_poll(&mb->bio, iob, BLK_POLL_ONESHOT);
+	for (i = 0; i < nr; i++) {
+		int ret = bio_poll(&take[i]->bio, iob, BLK_POLL_ONESHOT);
+
 		if (ret > 0)
 			found += ret;
-
-		spin_lock_irq(&h->lock);
-		mb->polling = false;
-		done = mb->done;
-		if (!done) {
-			list_add_tail(&mb->node, &h->polled);
-			h->nr_polled++;
-		}
-		spin_unlock_irq(&h->lock);
-		if (done)
-			mqs_finish_bio(mb);
 	}
+
+	spin_lock_irq(&h->lock);
+	for (i = 0; i < nr; i++) {
+		mb = take[i];
+		mb->polling = false;
+		if (mb->done)
+			take[nr_done++] = mb;
+		else
+			list_add_tail(&mb->node, &h->polled);
+	}
+	spin_unlock_irq(&h->lock);
+	for (i = 0; i < nr_done; i++)
+		mqs_finish_bio(take[i]);
 	return found;
 }
 
