@@ -127,6 +127,7 @@ static int check_running(struct asm_ctx *ctx, const struct mqs_sb *sb,
 {
 	struct mqstripe_info info;
 	char label[MQS_ERR_LEN], path[64], u[37];
+	char name[MQS_SB_SHOWN_NAME_LEN];
 	uint32_t index;
 	int rc;
 
@@ -158,7 +159,7 @@ static int check_running(struct asm_ctx *ctx, const struct mqs_sb *sb,
 	mqs_array_node(index, path, sizeof(path));
 	mqs_format_uuid(info.uuid, u);
 	mqs_error("%s cannot start: another array named '%s' is running as %s (UUID %s); stop it first",
-		  label, sb->name, path, u);
+		  label, mqs_sb_shown_name(sb->name, name), path, u);
 	return MQS_EXIT_FAIL;
 }
 
@@ -522,14 +523,22 @@ static bool has_v1_fields(enum mqs_sb_status st)
 	return st != MQS_SB_NONE && st != MQS_SB_BAD_VERSION;
 }
 
-static bool selected(const struct mqs_sb *sb, const char *name,
+/* A name counts only from a valid superblock (a damaged one's is noise). */
+static bool selected(const struct mqs_cand *c, const char *name,
 		     const uint8_t *uuid)
 {
 	if (name)
-		return !strcmp(sb->name, name);
+		return c->status == MQS_SB_OK && !strcmp(c->sb.name, name);
 	if (uuid)
-		return !memcmp(sb->array_uuid, uuid, MQSTRIPE_UUID_LEN);
+		return !memcmp(c->sb.array_uuid, uuid, MQSTRIPE_UUID_LEN);
 	return true;
+}
+
+/* Two groups (by their first devices) of valid superblocks, one name? */
+static bool same_name(const struct mqs_cand *a, const struct mqs_cand *b)
+{
+	return a->status == MQS_SB_OK && b->status == MQS_SB_OK &&
+	       a->sb.name[0] && !strcmp(a->sb.name, b->sb.name);
 }
 
 /*
@@ -553,8 +562,11 @@ static void note_denied(struct asm_ctx *ctx, const struct mqs_conf *conf,
 }
 
 /*
- * Group the scanned devices by array UUID.  With --name, two arrays of
- * that name refuse both.  Without --name or --uuid, an array that
+ * Group the scanned devices by array UUID; a group's first device is its
+ * first with a valid superblock, if it has one.  Names count only from
+ * valid superblocks: with --name, two arrays of that name refuse both;
+ * without --name or --uuid, two of one name start neither (a damaged
+ * superblock is no twin: it is refused on its own).  An array that
  * /etc/mqstripe.conf does not allow is left alone (a note says why) and
  * does not count as a twin.  For each selected array: skip it if it runs,
  * refuse it if one of its devices has a damaged superblock, else check
@@ -566,6 +578,7 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 	struct mqs_cand *cands = NULL, **group = NULL;
 	size_t n = 0, i, j, k, ngroups = 0, *first = NULL;
 	char u1[37], u2[37], why[MQS_ERR_LEN];
+	char shown[MQS_SB_SHOWN_NAME_LEN];
 	int rc, ret = MQS_EXIT_OK;
 	bool *done = NULL, *denied = NULL;
 	struct mqs_conf conf;
@@ -602,19 +615,23 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			}
 			continue;
 		}
-		if (!selected(&cands[i].sb, name, uuid))
+		if (!selected(&cands[i], name, uuid))
 			continue;
 		for (j = 0; j < ngroups; j++)
 			if (!memcmp(cands[first[j]].sb.array_uuid,
 				    cands[i].sb.array_uuid, MQSTRIPE_UUID_LEN))
 				break;
-		if (j == ngroups) {
-			denied[ngroups] = !name && !uuid &&
-				!mqs_conf_allows(&conf, cands[i].sb.array_uuid,
-						 cands[i].sb.name, why, sizeof(why));
+		if (j == ngroups)
 			first[ngroups++] = i;
-		}
+		else if (cands[i].status == MQS_SB_OK &&
+			 cands[first[j]].status != MQS_SB_OK)
+			first[j] = i;
 	}
+	for (j = 0; j < ngroups; j++)
+		denied[j] = !name && !uuid &&
+			!mqs_conf_allows(&conf, cands[first[j]].sb.array_uuid,
+					 cands[first[j]].sb.name, why,
+					 sizeof(why));
 	if (name && ngroups > 1) {
 		mqs_format_uuid(cands[first[0]].sb.array_uuid, u1);
 		mqs_format_uuid(cands[first[1]].sb.array_uuid, u2);
@@ -647,11 +664,11 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 		 * whichever comes first in /proc/partitions.  Start neither
 		 * (--uuid picks one); a running one keeps running.
 		 */
-		for (twin = 0; ref->name[0] && twin < ngroups; twin++)
+		for (twin = 0; twin < ngroups; twin++)
 			if (twin != i && !denied[twin] &&
-			    !strcmp(cands[first[twin]].sb.name, ref->name))
+			    same_name(&cands[first[i]], &cands[first[twin]]))
 				break;
-		if (!denied[i] && ref->name[0] && twin < ngroups) {
+		if (!denied[i] && twin < ngroups) {
 			if (ctx_ctl(ctx)) {
 				ret = MQS_EXIT_FAIL;
 				break;
@@ -666,13 +683,14 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			mqs_format_uuid(cands[first[twin]].sb.array_uuid, u2);
 			mqs_error("array %s (on %s) not started: array %s (on %s) has the same name '%s'; start one with 'stripectl assemble --scan --uuid UUID'",
 				  u1, cands[first[i]].path, u2,
-				  cands[first[twin]].path, ref->name);
+				  cands[first[twin]].path,
+				  mqs_sb_shown_name(ref->name, shown));
 			ret = MQS_EXIT_FAIL;
 			continue;
 		}
 
 		k = 0;
-		for (j = first[i]; j < n; j++) {
+		for (j = 0; j < n; j++) {
 			if (done[j] || !has_v1_fields(cands[j].status) ||
 			    memcmp(cands[j].sb.array_uuid, ref->array_uuid,
 				   MQSTRIPE_UUID_LEN))
@@ -691,6 +709,12 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 		}
 		if (denied[i]) {
 			note_denied(ctx, &conf, ref, cands[first[i]].path);
+			continue;
+		}
+		/* no valid superblock: its name and the rest are not to be trusted */
+		if (!k) {
+			report_cand(bad);
+			ret = MQS_EXIT_FAIL;
 			continue;
 		}
 		if (check_running(ctx, ref, true, &running)) {

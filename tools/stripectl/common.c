@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -19,26 +20,76 @@
 #include "parse.h"
 #include "stripectl.h"
 
+/* Bytes of the UTF-8 sequence at @p, or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (*p < 0x80)
+		return 1;
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* no overlong forms, surrogates or code points above U+10FFFF */
+	if (*p == 0xe0)
+		lo = 0xa0;
+	else if (*p == 0xed)
+		hi = 0x9f;
+	else if (*p == 0xf0)
+		lo = 0x90;
+	else if (*p == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
+		if (p[i] < lo || p[i] > hi)
+			return 0;
+	return n;
+}
+
+/*
+ * Every byte that could move the cursor, end the line or start a terminal
+ * sequence becomes '?': C0 controls and DEL, C1 controls (U+0080 to
+ * U+009F), and each byte of what is not UTF-8 (a lone 0x9b is CSI to some
+ * terminals).  UTF-8 text (a path with a non-ASCII name) stays.
+ */
+static void make_printable(unsigned char *p)
+{
+	size_t n;
+
+	while (*p) {
+		n = utf8_len(p);
+		if (!n || (n == 1 && (*p < ' ' || *p == 0x7f)) ||
+		    (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+			memset(p, '?', n ? n : 1);
+			n = n ? n : 1;
+		}
+		p += n;
+	}
+}
+
 /**
  * mqs_error() - print "stripectl: MESSAGE" as exactly one line on stderr
  * @fmt: printf format of the message.
  *
- * Paths and names come from the admin and could hold a newline or an
- * escape sequence: such bytes print as '?', so the message stays one line
- * for the scripts that read it.
+ * Paths and names come from the admin or from a device and could hold a
+ * newline, an escape sequence or bytes that are not UTF-8: such bytes
+ * print as '?' (make_printable()), so the message stays one line for the
+ * scripts that read it and cannot drive a terminal.
  */
 void mqs_error(const char *fmt, ...)
 {
 	char buf[2 * MQS_ERR_LEN];
-	unsigned char *p;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	for (p = (unsigned char *)buf; *p; p++)
-		if (*p < ' ' || *p == 0x7f)
-			*p = '?';
+	make_printable((unsigned char *)buf);
 	fflush(stdout);
 	fprintf(stderr, "stripectl: %s\n", buf);
 }

@@ -40,34 +40,6 @@ static void print_size(const char *label, uint64_t v)
 	       mqs_size_exact(v, buf, sizeof(buf)));
 }
 
-/*
- * The name as shown: a refused superblock may hold any bytes there, which
- * must not reach a terminal (escape sequences) or a JSON document (bytes
- * that are not UTF-8) raw.  Printable ASCII stays, a backslash is doubled,
- * any other byte becomes \xHH.  A valid name (A-Z a-z 0-9 . _ -) is
- * unchanged.
- */
-#define SHOWN_NAME_LEN	(4 * MQSTRIPE_NAME_LEN)
-
-static const char *shown_name(const char *name, char *buf)
-{
-	const unsigned char *p = (const unsigned char *)name;
-	char *o = buf;
-
-	for (; *p; p++) {
-		if (*p == '\\') {
-			*o++ = '\\';
-			*o++ = '\\';
-		} else if (*p >= 0x20 && *p < 0x7f) {
-			*o++ = (char)*p;
-		} else {
-			o += sprintf(o, "\\x%02x", *p);
-		}
-	}
-	*o = '\0';
-	return buf;
-}
-
 static uint32_t table_len(const struct mqs_sb *sb)
 {
 	return sb->nr_members < mqs_sb_table_slots(sb) ? sb->nr_members :
@@ -95,7 +67,7 @@ static const char *copy_state(const struct mqs_cand *c, unsigned int i,
 static void examine_text(const struct mqs_cand *c)
 {
 	const struct mqs_sb *sb = &c->sb;
-	char a[64], b[64], name[SHOWN_NAME_LEN];
+	char a[64], b[64], name[MQS_SB_SHOWN_NAME_LEN];
 	uint32_t i, crc;
 
 	printf("%s:\n", c->path);
@@ -121,7 +93,7 @@ static void examine_text(const struct mqs_cand *c)
 	mqs_format_uuid(sb->array_uuid, a);
 	printf("  %-22s%s\n", "array uuid:", a);
 	printf("  %-22s%s\n", "name:",
-	       sb->name[0] ? shown_name(sb->name, name) : "-");
+	       sb->name[0] ? mqs_sb_shown_name(sb->name, name) : "-");
 	printf("  %-22s%s (%" PRIu64 ")\n", "created:",
 	       fmt_time(sb->ctime, a, sizeof(a)), sb->ctime);
 	printf("  %-22s%s (%" PRIu64 ")\n", "updated:",
@@ -171,7 +143,7 @@ static void examine_json(const struct mqs_cand *c)
 	const struct mqs_sb *sb = &c->sb;
 	struct json_object *o = json_object_new_object();
 	struct json_object *arr, *copies;
-	char u[37], name[SHOWN_NAME_LEN];
+	char u[37], name[MQS_SB_SHOWN_NAME_LEN];
 	uint32_t i, crc;
 
 	json_add(o, "device", json_object_new_string(c->path));
@@ -233,7 +205,7 @@ static void examine_json(const struct mqs_cand *c)
 	json_add(o, "ctime", json_u64(sb->ctime));
 	json_add(o, "utime", json_u64(sb->utime));
 	json_add(o, "events", json_u64(sb->events));
-	json_add(o, "name", json_object_new_string(shown_name(sb->name, name)));
+	json_add(o, "name", json_object_new_string(mqs_sb_shown_name(sb->name, name)));
 	arr = json_object_new_array();
 	for (i = 0; i < table_len(sb); i++) {
 		mqs_format_uuid(sb->table[i], u);

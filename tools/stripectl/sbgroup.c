@@ -12,14 +12,19 @@
 
 #include "sbgroup.h"
 
-/* "array 'db' (UUID ...)" or "array (UUID ...)" for an unnamed one */
+/*
+ * "array 'db' (UUID ...)" or "array (UUID ...)" for an unnamed one; the
+ * name escaped (mqs_sb_shown_name()): a refused superblock's may hold any
+ * bytes.
+ */
 void mqs_array_label(const struct mqs_sb *sb, char *buf, size_t len)
 {
-	char uuid[37];
+	char uuid[37], name[MQS_SB_SHOWN_NAME_LEN];
 
 	mqs_format_uuid(sb->array_uuid, uuid);
 	if (sb->name[0])
-		snprintf(buf, len, "array '%s' (UUID %s)", sb->name, uuid);
+		snprintf(buf, len, "array '%s' (UUID %s)",
+			 mqs_sb_shown_name(sb->name, name), uuid);
 	else
 		snprintf(buf, len, "array (UUID %s)", uuid);
 }
@@ -138,7 +143,11 @@ static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
 		}
 	}
 	if (strcmp(x->name, y->name)) {
-		snprintf(what, len, "name ('%s' vs '%s')", x->name, y->name);
+		char xn[MQS_SB_SHOWN_NAME_LEN], yn[MQS_SB_SHOWN_NAME_LEN];
+
+		snprintf(what, len, "name ('%s' vs '%s')",
+			 mqs_sb_shown_name(x->name, xn),
+			 mqs_sb_shown_name(y->name, yn));
 		return true;
 	}
 	/* formats 1 and 2 (a conversion cut short) hold 240 and 224 */

@@ -578,6 +578,38 @@ const char *mqs_sb_status_name(enum mqs_sb_status status)
 	return "unknown";
 }
 
+/**
+ * mqs_sb_shown_name() - a name read from a superblock, safe to print
+ * @name: NUL-terminated, as decoded (any bytes when the block was refused).
+ * @buf: room for MQS_SB_SHOWN_NAME_LEN bytes.
+ *
+ * A damaged superblock may hold any bytes in its name, which must not
+ * reach a terminal (escape sequences) or a JSON document (bytes that are
+ * not UTF-8) raw.  Printable ASCII stays, a backslash is doubled, any other
+ * byte becomes \xHH.  A valid name (A-Z a-z 0-9 . _ -) is unchanged.
+ *
+ * Return: @buf.
+ */
+const char *mqs_sb_shown_name(const char *name, char *buf)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	char *o = buf;
+
+	for (; *p && p < (const unsigned char *)name + MQSTRIPE_NAME_LEN;
+	     p++) {
+		if (*p == '\\') {
+			*o++ = '\\';
+			*o++ = '\\';
+		} else if (*p >= 0x20 && *p < 0x7f) {
+			*o++ = (char)*p;
+		} else {
+			o += sprintf(o, "\\x%02x", *p);
+		}
+	}
+	*o = '\0';
+	return buf;
+}
+
 const char *mqs_sb_state_name(uint32_t state)
 {
 	switch (state) {

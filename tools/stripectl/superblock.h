@@ -215,6 +215,9 @@ uint64_t mqs_sb_min_data_offset(uint32_t version);
 int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len);
 const char *mqs_sb_status_name(enum mqs_sb_status status);
 const char *mqs_sb_state_name(uint32_t state);
+/* Room for mqs_sb_shown_name(): every byte of a name as \xHH, and a NUL. */
+#define MQS_SB_SHOWN_NAME_LEN	(4 * MQSTRIPE_NAME_LEN + 1)
+const char *mqs_sb_shown_name(const char *name, char *buf);
 
 uint64_t mqs_data_bytes(uint64_t min_member_bytes, uint64_t offset,
 			uint64_t chunk);

@@ -171,6 +171,18 @@ else
 	sed 's/^/# stdout: /' "$TMP/out"
 	sed 's/^/# stderr: /' "$TMP/err"
 fi
+# bytes of a path that could drive a terminal (an escape, a C1 control,
+# bytes that are not UTF-8) print as '?'; UTF-8 text stays as it is
+run examine "$TMP/x$(printf '\033[31m\302\233\377\300\257')y"
+if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+   grep -qF "$TMP/x?[31m?????y: does not exist" "$TMP/err" &&
+   ! LC_ALL=C grep -q "$(printf '[\200-\377\033]')" "$TMP/err"; then
+	ok "a path with an escape, a C1 control and bytes that are not UTF-8: each byte printed as '?'"
+else
+	not_ok "a path with an escape, a C1 control and bytes that are not UTF-8 (exit $rc)"
+	sed 's/^/# stderr: /' "$TMP/err" | od -c | head -5 | sed 's/^/# /'
+fi
+expect 1 "^stripectl: $TMP/caf$(printf '\303\251')/disk: does not exist" examine "$TMP/caf$(printf '\303\251')/disk"
 expect 1 "^stripectl: $TMP/nonexistent: does not exist" assemble "$TMP/nonexistent"
 expect 1 "^stripectl: $TMP/regular: not a block device but a regular file" assemble "$TMP/regular"
 expect 1 "^stripectl: /dev/null: not a block device but a character device" zero-superblock /dev/null

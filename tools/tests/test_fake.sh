@@ -260,6 +260,8 @@ ex() {	# ex DEV KEY: a value of examine --export
 	LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$1" 2>/dev/null |
 		sed -n "s/^$2=//p"
 }
+# the names of the running arrays, sorted, each followed by a space
+list_names() { LD_PRELOAD=$FAKE "$STRIPECTL" list | awk 'NR > 1 { print $2 }' | sort | tr '\n' ' '; }
 check "stop marked the superblocks clean and bumped the events twice (two passes)" \
 	eval '[ "$(ex "$L0" MQSTRIPE_STATE) $(ex "$L0" MQSTRIPE_EVENTS)" = "clean 3" ] && [ "$(ex "$L2" MQSTRIPE_EVENTS)" = 3 ]'
 sc examine "$L1"
@@ -390,6 +392,33 @@ check "... --uuid starts one of them" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 
+# superblocks that fail their checksum are no twins: a damaged copy of a
+# superblock naming another array 'db' ($L3), two damaged ones of other
+# arrays both named with a terminal escape and bytes that are not UTF-8
+# ($L4, $L5): --scan starts db, names the damaged devices, and prints no
+# byte of those names raw
+damaged() {	# damaged DEV UUID-BYTE NAME: $L1's superblock, another array
+	dd if="$L1" of="$1" bs=4K count=3 conv=notrunc status=none
+	for at in 4096 8192; do
+		printf "\\$2%.0s" $(seq 16) | dd of="$1" bs=1 seek=$((at + 0x30)) conv=notrunc status=none
+		printf '%s\0' "$3" | dd of="$1" bs=1 seek=$((at + 0x90)) conv=notrunc status=none
+	done
+}
+damaged "$L3" 101 db
+damaged "$L4" 102 $'\033[31m\377'
+damaged "$L5" 103 $'\033[31m\377'
+sc assemble --scan
+check "a damaged superblock naming 'db' does not keep the valid 'db' from starting" \
+	eval "rc_is 1 && stdout_is /dev/mqstripe0 && [ \"\$(list_names)\" = 'db ' ] && ! grep -q 'same name' \"\$TMP/err\""
+check "... the damaged devices are named, no byte of their names printed raw" \
+	eval "[ \"\$(grep -c 'superblock checksum mismatch' \"\$TMP/err\")\" = 3 ] && grep -q '^stripectl: $L3: ' \"\$TMP/err\" && grep -q '^stripectl: $L4: ' \"\$TMP/err\" && ! LC_ALL=C grep -q \"\$(printf '[\\200-\\377\\033]')\" \"\$TMP/err\""
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+sc assemble --scan --name db
+check "assemble --scan --name db: the damaged one is no second 'db'" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+dd if=/dev/zero bs=4K count=3 status=none | tee "$L4" "$L5" >"$L3"
+
 # a member that missed updates (an old copy put back): stale, refused;
 # assemble --force starts it, saying which and by how much, and bumps it
 dd if="$L1" of="$TMP/old1" bs=4K skip=1 count=2 status=none
@@ -451,7 +480,6 @@ LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 # alone and does not count as a second 'db'; by hand, --uuid, --name
 # start it; a line not understood starts nothing
 CONF=$TMP/mqstripe.conf
-list_names() { LD_PRELOAD=$FAKE "$STRIPECTL" list | awk 'NR > 1 { print $2 }' | sort | tr '\n' ' '; }
 LD_PRELOAD=$FAKE "$STRIPECTL" create --force --name db "$L5" >/dev/null 2>&1
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 UG=$(ex "$L5" MQSTRIPE_ARRAY_UUID)

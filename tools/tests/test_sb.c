@@ -492,6 +492,17 @@ static void test_group(void)
 	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(rc == -EINVAL && strstr(err, "name"), "name disagrees: %s",
 		    err);
+	/* a name as a damaged superblock may hold it: escaped in messages */
+	snprintf(cands[3].sb.name, sizeof(cands[3].sb.name), "\033[2J\\\xff");
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL &&
+		    strstr(err, "name ('\\x1b[2J\\\\\\xff' vs ") &&
+		    !strchr(err, '\033') && !strchr(err, '\xff'),
+		    "a name with an escape, a backslash and 0xff: escaped: %s",
+		    err);
+	mqs_array_label(&cands[3].sb, err, sizeof(err));
+	ktap_result(!strncmp(err, "array '\\x1b[2J\\\\\\xff' (UUID ", 28),
+		    "the array label escapes the name: %s", err);
 
 	make_group(1, shuffled, 4, 4);
 	cands[1].sb.events = 8;	/* an interrupted update: fine */
