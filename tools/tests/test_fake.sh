@@ -435,8 +435,8 @@ check "... and bumps it with the others" \
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # the metadata lock (the one "assemble --incremental" takes, which udev
-# runs on the uevents of members just written): create, stop and
-# zero-superblock wait for it
+# runs on the uevents of members just written): create, stop,
+# zero-superblock, assemble --scan and assemble by hand wait for it
 mkdir -p "$MQSTRIPE_RUN_DIR"
 locked() {	# locked DESC CHECK-WHILE-HELD CHECK-AFTER STRIPECTL-ARGS...
 	local desc=$1 during=$2 after=$3 pid
@@ -459,6 +459,14 @@ locked "stop" '[ -n "$(LD_PRELOAD=$FAKE $STRIPECTL list)" ]' '[ -z "$(LD_PRELOAD
 	stop locked
 locked "zero-superblock" '[ "$(ex "$L5" MQSTRIPE_NAME)" = locked ]' '[ -z "$(ex "$L5" MQSTRIPE_NAME)" ]' \
 	zero-superblock "$L5"
+ev=$(ex "$L0" MQSTRIPE_EVENTS)
+locked "assemble --scan" '[ -z "$(list_names)" ] && [ "$(ex "$L0" MQSTRIPE_EVENTS)" = "$ev" ]' \
+	'stdout_is /dev/mqstripe0 && [ "$(list_names)" = "db " ]' assemble --scan
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+ev=$(ex "$L0" MQSTRIPE_EVENTS)
+locked "assemble DEVICE..." '[ -z "$(list_names)" ] && [ "$(ex "$L2" MQSTRIPE_EVENTS)" = "$ev" ]' \
+	'stdout_is /dev/mqstripe0 && [ "$(list_names)" = "db " ]' assemble "$L0" "$L1" "$L2"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # incremental: starts exactly when the last slot arrives
 for d in "$L2" "$L0"; do
