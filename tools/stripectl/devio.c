@@ -536,10 +536,12 @@ static void describe_blkid(blkid_probe pr, char *buf, size_t len)
  */
 static int wipe_save(blkid_probe pr, int fd, struct mqs_wipe_log *log)
 {
-	const char *off = NULL, *magic = NULL;
+	const char *off = NULL, *magic = NULL, *type = NULL;
 	size_t mlen = 0;
 	unsigned int i = log->nr;
 
+	if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL))
+		blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL);
 	if (blkid_probe_lookup_value(pr, "SBMAGIC_OFFSET", &off, NULL) ||
 	    blkid_probe_lookup_value(pr, "SBMAGIC", &magic, &mlen)) {
 		if (blkid_probe_lookup_value(pr, "PTMAGIC_OFFSET", &off,
@@ -551,6 +553,8 @@ static int wipe_save(blkid_probe pr, int fd, struct mqs_wipe_log *log)
 		return -E2BIG;
 	log->off[i] = strtoull(off, NULL, 10);
 	log->len[i] = (unsigned int)mlen;
+	snprintf(log->type[i], sizeof(log->type[i]), "%s",
+		 type ? type : "unknown");
 	if (pread(fd, log->bytes[i], mlen, (off_t)log->off[i]) != (ssize_t)mlen)
 		return -EIO;
 	log->nr++;
@@ -560,16 +564,18 @@ static int wipe_save(blkid_probe pr, int fd, struct mqs_wipe_log *log)
 /**
  * mqs_unwipe() - put back what mqs_signatures() erased
  * @fd: the device, open read-write (held exclusively).
+ * @path: the device, for messages.
  * @log: what was erased.
  *
  * Newest first; a magic is put back only where the device still holds
- * the zeros the wipe wrote (anything else was written by someone since
- * and stays).  Then the kernel re-reads a partition table that came back.
+ * the zeros the wipe wrote: anything else was written by someone since
+ * and stays, with a message naming the signature and where it was.  Then
+ * the kernel re-reads a partition table that came back.
  *
  * Return: 0, or the negative errno of the first failure (the rest are
  * still tried).
  */
-int mqs_unwipe(int fd, const struct mqs_wipe_log *log)
+int mqs_unwipe(int fd, const char *path, const struct mqs_wipe_log *log)
 {
 	static const uint8_t zero[MQS_WIPE_MAGIC_MAX];
 	uint8_t cur[MQS_WIPE_MAGIC_MAX];
@@ -583,8 +589,11 @@ int mqs_unwipe(int fd, const struct mqs_wipe_log *log)
 			rc = rc ? rc : -EIO;
 			continue;
 		}
-		if (memcmp(cur, zero, log->len[i]))
+		if (memcmp(cur, zero, log->len[i])) {
+			mqs_error("%s: not putting back the %s signature at byte %" PRIu64 " (%u bytes): another program wrote there since the wipe; it stays as it is",
+				  path, log->type[i], log->off[i], log->len[i]);
 			continue;
+		}
 		if (pwrite(fd, log->bytes[i], log->len[i],
 			   (off_t)log->off[i]) != (ssize_t)log->len[i])
 			rc = rc ? rc : -EIO;

@@ -32,21 +32,24 @@ void mqs_free_cands(struct mqs_cand *cands, size_t n);
  * @off: byte offset of each erased magic.
  * @len: its length in bytes (at most MQS_WIPE_MAGIC_MAX).
  * @bytes: the bytes that were there.
+ * @type: what they were the magic of, as libblkid names it ("ext4", "gpt").
  */
 #define MQS_WIPE_MAX		64
 #define MQS_WIPE_MAGIC_MAX	64
+#define MQS_WIPE_TYPE_LEN	32
 struct mqs_wipe_log {
 	unsigned int nr;
 	uint64_t off[MQS_WIPE_MAX];
 	unsigned int len[MQS_WIPE_MAX];
 	uint8_t bytes[MQS_WIPE_MAX][MQS_WIPE_MAGIC_MAX];
+	char type[MQS_WIPE_MAX][MQS_WIPE_TYPE_LEN];
 };
 
 int mqs_open_excl(const char *path);
 bool mqs_busy_reason(const char *path, char *buf, size_t len);
 int mqs_signatures(int fd, bool wipe, struct mqs_wipe_log *log, char *desc,
 		   size_t len);
-int mqs_unwipe(int fd, const struct mqs_wipe_log *log);
+int mqs_unwipe(int fd, const char *path, const struct mqs_wipe_log *log);
 void mqs_sb_describe(const struct mqs_sb *sb, enum mqs_sb_status status,
 		     char *buf, size_t len);
 int mqs_find_node(uint64_t devno, char *buf, size_t len);

@@ -254,7 +254,7 @@ void sbw_unwipe_all(struct sbw *w, size_t n)
 		if (!w[i].wiped || !w[i].wiped->nr)
 			continue;
 		fd = w[i].excl >= 0 ? w[i].excl : mqs_open_excl(w[i].path);
-		rc = fd < 0 ? fd : mqs_unwipe(fd, w[i].wiped);
+		rc = fd < 0 ? fd : mqs_unwipe(fd, w[i].path, w[i].wiped);
 		if (rc)
 			mqs_error("%s: cannot put back the signatures --force wiped: %s",
 				  w[i].path, strerror(-rc));

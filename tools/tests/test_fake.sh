@@ -583,6 +583,13 @@ if command -v mkfs.ext4 >/dev/null; then
 	FAKE_MQS_CREATE_FAIL=16,4,1 sc create --force --name e "$L3" "$L4"
 	check "create --force whose CREATE fails puts back what it wiped: the ext4 and the GPT" \
 		eval "rc_is 1 && [ \"\$(blkid -p -o export $L3 | grep -E '^(TYPE|UUID)=' | tr '\\n' ' ')\" = '$ext4' ] && e2fsck -fn $L3 >/dev/null 2>&1 && blkid -p $L4 | grep -q PTTYPE=.gpt"
+	# another program writes over the wiped ext4 magic (byte 1080) while
+	# CREATE runs: its bytes stay, the message says so, the GPT comes back
+	FAKE_MQS_CREATE_EXEC="printf OW | dd of=$L3 bs=1 seek=1080 conv=notrunc status=none" \
+		FAKE_MQS_CREATE_FAIL=16,4,1 sc create --force --name e "$L3" "$L4"
+	check "create --force whose CREATE fails keeps what another program wrote over a wiped signature, and says so" \
+		eval "rc_is 1 && [ \"\$(dd if=$L3 bs=1 skip=1080 count=2 status=none)\" = OW ] && grep -q '^stripectl: $L3: not putting back the ext4 signature at byte 1080 (2 bytes): another program wrote there since the wipe; it stays as it is' \"\$TMP/err\" && blkid -p $L4 | grep -q PTTYPE=.gpt"
+	printf '\123\357' | dd of="$L3" bs=1 seek=1080 conv=notrunc status=none
 	sc create --force --name e "$L3" "$L4"
 	check "create --force wipes it" eval 'rc_is 0 && ! blkid -p "$L3" >/dev/null 2>&1'
 	LD_PRELOAD=$FAKE "$STRIPECTL" stop e
