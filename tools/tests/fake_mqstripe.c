@@ -23,6 +23,8 @@
  *   FAKE_MQS_CUT_AFTER     N: a power cut right after the Nth superblock
  *                          copy write (4096 bytes at byte 4096 or 8192) has reached the
  *                          device: the process ends at once (exit 137)
+ *   FAKE_MQS_SYSLOG        a file: syslog() appends "PRIORITY MESSAGE" lines
+ *                          to it instead of logging
  *
  * nanosleep() returns at once (below): stripectl's waits take no time here.
  *
@@ -43,6 +45,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -92,6 +95,7 @@ REAL(int, ioctl, int, unsigned long, ...)
 REAL(int, close, int)
 REAL(ssize_t, pwrite, int, const void *, size_t, off_t)
 REAL(ssize_t, pwrite64, int, const void *, size_t, off_t)
+REAL(void, vsyslog, int, const char *, va_list)
 
 static const char *root(void)
 {
@@ -671,4 +675,58 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 {
 	init_pwrite64();
 	return cut_write(real_pwrite64, fd, buf, len, off);
+}
+
+/*
+ * FAKE_MQS_SYSLOG: what stripectl logs, one "PRIORITY MESSAGE" line per
+ * call in that file, for the test to read (glibc's fortified callers go
+ * through __syslog_chk).
+ */
+static void log_line(int prio, const char *fmt, va_list ap)
+{
+	const char *file = getenv("FAKE_MQS_SYSLOG");
+	FILE *f;
+
+	if (!file) {
+		init_vsyslog();
+		real_vsyslog(prio, fmt, ap);
+		return;
+	}
+	f = fopen(file, "a");
+	if (!f)
+		abort();
+	fprintf(f, "%d ", LOG_PRI(prio));
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
+void syslog(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(prio, fmt, ap);
+	va_end(ap);
+}
+
+void vsyslog(int prio, const char *fmt, va_list ap)
+{
+	log_line(prio, fmt, ap);
+}
+
+void __syslog_chk(int prio, int flag, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)flag;
+	va_start(ap, fmt);
+	log_line(prio, fmt, ap);
+	va_end(ap);
+}
+
+void __vsyslog_chk(int prio, int flag, const char *fmt, va_list ap)
+{
+	(void)flag;
+	log_line(prio, fmt, ap);
 }

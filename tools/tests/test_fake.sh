@@ -427,9 +427,12 @@ LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 dd if="$TMP/old1" of="$L1" bs=4K seek=1 count=2 conv=notrunc status=none
 refused "stale member" "$L1: stale member of .*start it anyway with 'stripectl assemble --force'" \
 	assemble "$L0" "$L1" "$L2"
-sc assemble --force "$L0" "$L1" "$L2"
+ev=$(ex "$L0" MQSTRIPE_EVENTS)
+FAKE_MQS_SYSLOG=$TMP/syslog sc assemble --force "$L0" "$L1" "$L2"
 check "assemble --force starts it, saying which member is how far behind" \
 	eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: $L1 \\(slot 1 of array 'db' \\(UUID $U0\\)\\) is 4 events behind $L0 \\([0-9]+ vs [0-9]+\\): started anyway \\(--force\\)\""
+check "... and logs it: one warning (priority 4) in the system log, naming the member and how far behind" \
+	eval "[ \"\$(cat \"\$TMP/syslog\")\" = \"4 assemble: $L1 (slot 1 of array 'db' (UUID $U0)) is 4 events behind $L0 ($((ev - 4)) vs $ev): started anyway (--force)\" ]"
 check "... and bumps it with the others" \
 	eval '[ "$(ex "$L1" MQSTRIPE_EVENTS)" = "$(ex "$L0" MQSTRIPE_EVENTS)" ]'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
