@@ -23,6 +23,10 @@
  *   FAKE_MQS_CUT_AFTER     N: a power cut right after the Nth superblock
  *                          copy write (4096 bytes at byte 4096 or 8192) has reached the
  *                          device: the process ends at once (exit 137)
+ *   FAKE_MQS_FORGET        a device: once this process wrote its superblock
+ *                          area (bytes 4096 to 12287), reads of that area
+ *                          return zeros (a device that keeps no data, such
+ *                          as null_blk without memory_backed)
  *   FAKE_MQS_SYSLOG        a file: syslog() appends "PRIORITY MESSAGE" lines
  *                          to it instead of logging
  *
@@ -95,6 +99,8 @@ REAL(int, ioctl, int, unsigned long, ...)
 REAL(int, close, int)
 REAL(ssize_t, pwrite, int, const void *, size_t, off_t)
 REAL(ssize_t, pwrite64, int, const void *, size_t, off_t)
+REAL(ssize_t, pread, int, void *, size_t, off_t)
+REAL(ssize_t, pread64, int, void *, size_t, off_t)
 REAL(void, vsyslog, int, const char *, va_list)
 
 static const char *root(void)
@@ -650,6 +656,19 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
  * "the power failed right after write N" is: do write N, make it durable,
  * and end the process before it does anything more.
  */
+/* FAKE_MQS_FORGET: is @fd the device that keeps no data? */
+static bool forgetful(int fd)
+{
+	const char *path = getenv("FAKE_MQS_FORGET");
+	struct stat a, b;
+
+	init_stat();
+	return path && !fstat(fd, &a) && S_ISBLK(a.st_mode) &&
+	       !real_stat(path, &b) && a.st_rdev == b.st_rdev;
+}
+
+static bool forgot;	/* its superblock area was written */
+
 static ssize_t cut_write(ssize_t (*real)(int, const void *, size_t, off_t),
 			 int fd, const void *buf, size_t len, off_t off)
 {
@@ -657,6 +676,8 @@ static ssize_t cut_write(ssize_t (*real)(int, const void *, size_t, off_t),
 	const char *cut = getenv("FAKE_MQS_CUT_AFTER");
 	ssize_t n = real(fd, buf, len, off);
 
+	if (n > 0 && off < 3 * 4096 && off + n > 4096 && forgetful(fd))
+		forgot = true;
 	if (cut && len == 4096 && (off == 4096 || off == 8192) && n == 4096 &&
 	    ++writes >= strtoul(cut, NULL, 10)) {
 		fsync(fd);
@@ -675,6 +696,34 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 {
 	init_pwrite64();
 	return cut_write(real_pwrite64, fd, buf, len, off);
+}
+
+/* FAKE_MQS_FORGET: after the write, the superblock area reads as zeros */
+static ssize_t forget_read(ssize_t (*real)(int, void *, size_t, off_t),
+			   int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t n = real(fd, buf, len, off);
+	off_t from, to;
+
+	if (n <= 0 || !forgot || !forgetful(fd))
+		return n;
+	from = off > 4096 ? off : 4096;
+	to = off + n < 3 * 4096 ? off + n : 3 * 4096;
+	if (from < to)
+		memset((char *)buf + (from - off), 0, (size_t)(to - from));
+	return n;
+}
+
+ssize_t pread(int fd, void *buf, size_t len, off_t off)
+{
+	init_pread();
+	return forget_read(real_pread, fd, buf, len, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t len, off_t off)
+{
+	init_pread64();
+	return forget_read(real_pread64, fd, buf, len, off);
 }
 
 /*

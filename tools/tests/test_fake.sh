@@ -196,6 +196,15 @@ else
 	skip "cannot attach a 7th loop device" "one disk through two nodes"
 fi
 
+# --- a member that keeps no data (null_blk without memory_backed, used in
+# benchmarks): its superblock reads back as zeros; create warns, naming it,
+# and the array starts
+FAKE_MQS_FORGET=$L5 sc create --name nodata "$L5"
+check "create over a device that keeps no data: started, with a warning naming it" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe2 && err_is '^stripectl: warning: $L5: the superblock does not read back as written \\(a device that keeps no data, or another writer\\): the array cannot be assembled from it later'"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop nodata
+LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
+
 # --- two nodes that report one identity (two paths of a namespace): create
 # refuses before writing anything
 for l in "$L3" "$L4"; do
