@@ -109,16 +109,22 @@ static int ctx_ctl(struct asm_ctx *ctx)
 /* The device spelled for messages: "/dev/mqstripeN". */
 /* ----- starting one array ----- */
 
-static void report_cand(const struct mqs_cand *c)
+/* Why @c cannot be a member; @hint follows a missing superblock. */
+static void report_cand_hint(const struct mqs_cand *c, const char *hint)
 {
 	if (c->read_err)
 		mqs_error("%s: cannot read its superblock: %s", c->path,
 			  strerror(c->read_err));
 	else if (c->status == MQS_SB_NONE)
-		mqs_error("%s: %s: not a member of an array (see 'stripectl examine %s')",
-			  c->path, c->why, c->path);
+		mqs_error("%s: %s: not a member of an array (see 'stripectl examine %s')%s",
+			  c->path, c->why, c->path, hint);
 	else
 		mqs_error("%s: %s", c->path, c->why);
+}
+
+static void report_cand(const struct mqs_cand *c)
+{
+	report_cand_hint(c, "");
 }
 
 /* Already running, or its name taken by another running array? */
@@ -491,10 +497,14 @@ static int assemble_devices(struct asm_ctx *ctx, char **paths, size_t n,
 	for (i = 0; i < n; i++) {
 		mqs_cand_read(&cands[i], paths[i]);
 		c[i] = &cands[i];
-		if (cands[i].read_err || cands[i].status != MQS_SB_OK) {
-			report_cand(&cands[i]);
-			goto out;
-		}
+	}
+	for (i = 0; i < n; i++) {
+		if (!cands[i].read_err && cands[i].status == MQS_SB_OK)
+			continue;
+		/* without a superblock: a cut create or zero-superblock? */
+		mqs_cut_hint(c, n, i, err, sizeof(err));
+		report_cand_hint(&cands[i], err);
+		goto out;
 	}
 	if (mqs_select_array(c, n, name, uuid, chosen, err, sizeof(err))) {
 		mqs_error("%s", err);

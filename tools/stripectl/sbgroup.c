@@ -196,6 +196,93 @@ size_t mqs_newest(struct mqs_cand *const *c, size_t n)
 	return newest;
 }
 
+/*
+ * Every superblock as "create" wrote it (event 1): the array was never
+ * assembled or stopped since, so a slot without one may be one a cut
+ * create never reached (docs/FORMAT.md "Updates").
+ */
+static bool as_created(struct mqs_cand *const *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (c[i]->status != MQS_SB_OK || c[i]->sb.events != 1)
+			return false;
+	return n > 0;
+}
+
+#define CUT_CREATE_HINT \
+	"if that create was cut short, run it again with --force (it writes every member anew)"
+
+/**
+ * mqs_cut_hint() - the way out when a device without a superblock was
+ *	given with members of an array that lacks slots
+ * @c: the devices given.
+ * @n: how many.
+ * @none: the index in @c of the device without a superblock.
+ * @buf: the phrase, to follow the refusal of @c[@none] ("" for none).
+ * @len: room at @buf.
+ *
+ * What a cut create or zero-superblock leaves (docs/FORMAT.md "Updates"),
+ * as far as the superblocks tell: the other devices hold valid
+ * superblocks of one array, short of slots.  All of them at event 1 (as
+ * create wrote them, never assembled or stopped since): the way out is
+ * that create again.  Later events and @c[@none]'s superblock area all
+ * zeros (what zero-superblock leaves): finishing the zero-superblock on
+ * the devices that still carry one.  Either way the device may also just
+ * be the wrong one, which the phrase says too.
+ */
+void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
+		  char *buf, size_t len)
+{
+	struct mqs_cand *valid[MQSTRIPE_MAX_MEMBERS];
+	char label[MQS_ERR_LEN], paths[MQS_ERR_LEN] = "";
+	const struct mqs_cand *me = c[none];
+	size_t i, k = 0, used = 0;
+	uint32_t s, slots = 0;
+	bool zeros;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && k < ARRAY_SIZE(valid); i++) {
+		if (c[i]->read_err || c[i]->status != MQS_SB_OK)
+			continue;
+		if (k && !same_uuid(c[i]->sb.array_uuid,
+				    valid[0]->sb.array_uuid))
+			return;		/* devices of several arrays */
+		valid[k++] = c[i];
+		if (used < sizeof(paths))
+			used += (size_t)snprintf(paths + used,
+						 sizeof(paths) - used, "%s%s",
+						 used ? " " : "", c[i]->path);
+	}
+	if (!k)
+		return;
+	for (s = 0; s < valid[0]->sb.nr_members; s++)
+		for (i = 0; i < k; i++)
+			if (valid[i]->sb.slot == s) {
+				slots++;
+				break;
+			}
+	if (slots >= valid[0]->sb.nr_members)
+		return;		/* the array is whole without it */
+	mqs_array_label(&valid[0]->sb, label, sizeof(label));
+	if (as_created(valid, k)) {
+		snprintf(buf, len,
+			 "; %s hold%s %" PRIu32 " of the %" PRIu32 " slots of %s as 'create' wrote them, never assembled or stopped since (event 1): %s; else give the missing members",
+			 paths, k > 1 ? "" : "s", slots,
+			 valid[0]->sb.nr_members, label, CUT_CREATE_HINT);
+		return;
+	}
+	zeros = me->block && me->area_len;
+	for (i = 0; zeros && i < me->area_len; i++)
+		zeros = !me->block[i];
+	if (zeros)
+		snprintf(buf, len,
+			 "; its superblock area is all zeros, as 'zero-superblock' leaves it, and %s hold%s %" PRIu32 " of the %" PRIu32 " slots of %s: if a zero-superblock of its members was cut short, run 'stripectl zero-superblock %s' to finish it; else give the missing members",
+			 paths, k > 1 ? "" : "s", slots,
+			 valid[0]->sb.nr_members, label, paths);
+}
+
 /**
  * mqs_group_check() - are these the complete, consistent members of one
  *	array, and which is in which slot
@@ -278,16 +365,21 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 			first_missing = s;
 	}
 	if (missing) {
+		const char *cut = as_created(c, n) ?
+			"; all found are as 'create' wrote them, never assembled or stopped since (event 1): " CUT_CREATE_HINT :
+			"";
+
 		slot_uuid(ref, first_missing, u, sizeof(u));
 		if (missing == 1)
 			mqs_set_err(err, len,
-				"%s: slot %" PRIu32 " (%s) is missing: found %zu of %" PRIu32 " members; attach that device and retry",
-				label, first_missing, u, n, ref->nr_members);
+				"%s: slot %" PRIu32 " (%s) is missing: found %zu of %" PRIu32 " members; attach that device and retry%s",
+				label, first_missing, u, n, ref->nr_members,
+				cut);
 		else
 			mqs_set_err(err, len,
-				"%s: slot %" PRIu32 " (%s) and %" PRIu32 " more are missing: found %zu of %" PRIu32 " members; attach those devices and retry",
+				"%s: slot %" PRIu32 " (%s) and %" PRIu32 " more are missing: found %zu of %" PRIu32 " members; attach those devices and retry%s",
 				label, first_missing, u, missing - 1, n,
-				ref->nr_members);
+				ref->nr_members, cut);
 		return -ENODEV;
 	}
 

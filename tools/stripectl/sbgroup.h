@@ -50,6 +50,8 @@ void mqs_array_label(const struct mqs_sb *sb, char *buf, size_t len);
 int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
 		     const uint8_t *uuid, bool *chosen, char *err,
 		     size_t len);
+void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
+		  char *buf, size_t len);
 size_t mqs_newest(struct mqs_cand *const *c, size_t n);
 int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 		    size_t *slots, char *err, size_t len);

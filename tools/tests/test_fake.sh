@@ -782,44 +782,82 @@ cut() {
 	quiet stop cut
 }
 running_cut() { [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "cut"' | wc -l)" = 1 ]; }
-# the array must come back (assemble, else assemble --force)
-comes_back() {
-	local how
-	for how in "" --force; do
-		# shellcheck disable=SC2086	# how is empty or one word
-		env $CUT_ENV LD_PRELOAD=$FAKE "$STRIPECTL" assemble $how "${C[@]}" >"$TMP/rout" 2>"$TMP/rerr"
-		if [ $? = 0 ] && running_cut; then
-			ok=1
-			return
-		fi
+# "data" of the array: a line at the data offset (1M) of every member,
+# written after the create; no superblock write may touch it
+fill() {
+	local i
+	for i in "${!C[@]}"; do
+		printf 'data of member %s\n' "$i" | dd of="${C[i]}" bs=1M seek=1 conv=notrunc status=none
 	done
-	why="assemble and assemble --force failed: $(head -c 300 "$TMP/rerr")"
 }
-# back, or refused (a member without a superblock, or missing), nothing started
-back_or_refused() {
+filled() {
+	local i
+	for i in "${!C[@]}"; do
+		[ "$(dd if="${C[i]}" bs=1M skip=1 count=1 status=none | head -1)" = "data of member $i" ] || return 1
+	done
+}
+# plain assemble gives the array back, its data as it was
+comes_back() {
 	# shellcheck disable=SC2086	# CUT_ENV is a word list
 	env $CUT_ENV LD_PRELOAD=$FAKE "$STRIPECTL" assemble "${C[@]}" >"$TMP/rout" 2>"$TMP/rerr"
-	if [ $? = 0 ] && running_cut; then
-		ok=1
-	elif grep -qE "no mqstripe superblock: not a member|is missing: found" "$TMP/rerr" &&
-		! running_cut; then
-		ok=1
+	if [ $? != 0 ] || ! running_cut; then
+		why="assemble failed: $(head -c 300 "$TMP/rerr")"
+	elif ! filled; then
+		why="assembled, but the data at the data offset changed"
 	else
-		why="neither started nor refused as documented: $(head -c 300 "$TMP/rerr")"
+		ok=1
 	fi
 }
-made() { quiet create --name cut --chunk 64K "${C[@]}"; }
+# refused_with [REGEX]: plain assemble refuses as docs/FORMAT.md says (a
+# member without a superblock, or a slot missing), naming the way out
+# (REGEX), and starts nothing
+refused_with() {
+	# shellcheck disable=SC2086	# CUT_ENV is a word list
+	env $CUT_ENV LD_PRELOAD=$FAKE "$STRIPECTL" assemble "${C[@]}" >"$TMP/rout" 2>"$TMP/rerr"
+	if [ $? = 0 ] || running_cut; then
+		why="started, expected a refusal: $(cat "$TMP/rout")"
+	elif ! grep -qE "no mqstripe superblock: not a member|is missing: found" "$TMP/rerr"; then
+		why="refused, but not as documented: $(head -c 300 "$TMP/rerr")"
+	elif [ -n "$1" ] && ! grep -qF -- "$1" "$TMP/rerr"; then
+		why="refused without naming the way out ($1): $(head -c 400 "$TMP/rerr")"
+	else
+		ok=1
+	fi
+}
+# create cut after write k of 2N (each member: the copy at 8192, then the
+# one at 4096): refused while the last member has no copy (k < 2N - 1),
+# saying to run the create again; started from then on
+created() {
+	if [ "$k" -lt $((2 * ${#C[@]} - 1)) ]; then
+		refused_with "if that create was cut short, run it again with --force"
+	else
+		comes_back
+	fi
+}
+# zero-superblock cut after write k of 2N: the array comes back while the
+# first member keeps a copy (k = 1); then refused, naming the devices that
+# still carry a superblock (members k/2 ..) for the zero-superblock again
+zeroed() {
+	if [ "$k" -lt 2 ]; then
+		comes_back
+	elif [ "$k" -lt $((2 * ${#C[@]})) ]; then
+		refused_with "run 'stripectl zero-superblock ${C[*]:k/2}' to finish it"
+	else
+		refused_with ""
+	fi
+}
+made() { quiet create --name cut --chunk 64K "${C[@]}" && fill; }
 stopped() { made; quiet stop cut; }
-cut "create --name cut --chunk 64K ${C[*]}" : back_or_refused
+cut "create --name cut --chunk 64K ${C[*]}" fill created
 cut "stop cut" made comes_back
 cut "assemble ${C[*]}" stopped comes_back
 # members grown by 64 MiB since the stop: the assembly grows the array
 CUT_ENV="FAKE_MQS_MEMBER_SIZE=$(((1 << 30) + (64 << 20)))"
 cut "assemble ${C[*]}" stopped comes_back
 CUT_ENV=
-cut "zero-superblock ${C[*]}" stopped back_or_refused
+cut "zero-superblock ${C[*]}" stopped zeroed
 # a conversion to format 2 cut anywhere: format 1 and 2 members assemble
-stopped1() { quiet create --name cut --chunk 64K --metadata 1 "${C[@]}"; quiet stop cut; }
+stopped1() { quiet create --name cut --chunk 64K --metadata 1 "${C[@]}" && fill; quiet stop cut; }
 cut "assemble --metadata 2 ${C[*]}" stopped1 comes_back
 fresh
 

@@ -446,6 +446,62 @@ static void make_group(unsigned int seed, const uint32_t *order, size_t n,
 	}
 }
 
+/*
+ * A device without a superblock given with members of an array short of
+ * slots: what a cut create or zero-superblock leaves.
+ */
+static void test_cut_hint(void)
+{
+	static const uint32_t order[] = { 0, 1, 2 };
+	static uint8_t zeros[MQS_SB_AREA_SIZE], junk[MQS_SB_AREA_SIZE];
+	char hint[MQS_ERR_LEN];
+
+	make_group(5, order, 3, 3);
+	cands[0].status = MQS_SB_NONE;
+	cands[0].block = zeros;
+	cands[0].area_len = sizeof(zeros);
+	mqs_cut_hint(cp, 3, 0, hint, sizeof(hint));
+	ktap_result(strstr(hint, "its superblock area is all zeros") &&
+		    strstr(hint, "/dev/d1 /dev/d2 hold 2 of the 3 slots of array 'db-5'") &&
+		    strstr(hint, "run 'stripectl zero-superblock /dev/d1 /dev/d2' to finish it"),
+		    "erased member, the others at later events: finish the zero-superblock: %s",
+		    hint);
+	junk[100] = 1;
+	cands[0].block = junk;
+	mqs_cut_hint(cp, 3, 0, hint, sizeof(hint));
+	ktap_result(!hint[0],
+		    "... but not when its area holds something else: '%s'",
+		    hint);
+	cands[1].sb.events = cands[2].sb.events = 1;
+	mqs_cut_hint(cp, 3, 0, hint, sizeof(hint));
+	ktap_result(strstr(hint, "as 'create' wrote them, never assembled or stopped since (event 1): if that create was cut short, run it again with --force"),
+		    "the others at event 1: the create again: %s", hint);
+	make_group(5, order, 3, 3);
+	cands[2].status = MQS_SB_NONE;
+	cands[2].block = zeros;
+	cands[2].area_len = sizeof(zeros);
+	make_sb(&cands[1].sb, 3, 1, 6);		/* of another array */
+	mqs_cut_hint(cp, 3, 2, hint, sizeof(hint));
+	ktap_result(!hint[0], "devices of two arrays: no hint: '%s'", hint);
+	make_group(5, order, 3, 3);
+	cands[1].status = MQS_SB_NONE;
+	cands[1].block = zeros;
+	cands[1].area_len = sizeof(zeros);
+	mqs_cut_hint(cp, 3, 1, hint, sizeof(hint));
+	ktap_result(strstr(hint, "hold 2 of the 3 slots"),
+		    "one slot short: a hint: %s", hint);
+	make_group(5, order, 3, 3);
+	cp[3] = &cands[3];
+	memset(&cands[3], 0, sizeof(cands[3]));
+	cands[3].path = "/dev/extra";
+	cands[3].status = MQS_SB_NONE;
+	cands[3].block = zeros;
+	cands[3].area_len = sizeof(zeros);
+	mqs_cut_hint(cp, 4, 3, hint, sizeof(hint));
+	ktap_result(!hint[0], "the array whole without it: no hint: '%s'",
+		    hint);
+}
+
 static void test_group(void)
 {
 	static const uint32_t shuffled[] = { 2, 0, 3, 1 };
@@ -464,6 +520,15 @@ static void test_group(void)
 	ktap_result(rc == -ENODEV && strstr(err, "slot 1 (member UUID ") &&
 		    strstr(err, "is missing") && one_line(err),
 		    "missing slot named with its member UUID: %s", err);
+
+	ktap_result(!strstr(err, "create"),
+		    "... at later events: no word of a cut create");
+	cands[0].sb.events = cands[1].sb.events = cands[2].sb.events = 1;
+	mqs_group_check(cp, 3, false, slots, err, sizeof(err));
+	ktap_result(strstr(err, "is missing: found 3 of 4 members; attach that device and retry; all found are as 'create' wrote them") &&
+		    strstr(err, "run it again with --force") && one_line(err),
+		    "missing slot, every member at event 1: names the create again: %s",
+		    err);
 
 	order[0] = 1;
 	order[1] = 3;
@@ -902,6 +967,7 @@ int main(void)
 	test_encode_over();
 	test_data_bytes();
 	test_group();
+	test_cut_hint();
 	test_v2_layout();
 	test_v2_roundtrip();
 	test_v2_copies();
