@@ -23,6 +23,9 @@
  *   FAKE_MQS_CUT_AFTER     N: a power cut right after the Nth superblock
  *                          copy write (4096 bytes at byte 4096 or 8192) has reached the
  *                          device: the process ends at once (exit 137)
+ *   FAKE_MQS_CUT_ANY       any value: FAKE_MQS_CUT_AFTER counts every
+ *                          pwrite() to a block device (the signatures
+ *                          "create --force" puts back, too)
  *   FAKE_MQS_FORGET        a device: once this process wrote its superblock
  *                          area (bytes 4096 to 12287), reads of that area
  *                          return zeros (a device that keeps no data, such
@@ -656,6 +659,13 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
  * "the power failed right after write N" is: do write N, make it durable,
  * and end the process before it does anything more.
  */
+static bool is_blk(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISBLK(st.st_mode);
+}
+
 /* FAKE_MQS_FORGET: is @fd the device that keeps no data? */
 static bool forgetful(int fd)
 {
@@ -678,7 +688,8 @@ static ssize_t cut_write(ssize_t (*real)(int, const void *, size_t, off_t),
 
 	if (n > 0 && off < 3 * 4096 && off + n > 4096 && forgetful(fd))
 		forgot = true;
-	if (cut && len == 4096 && (off == 4096 || off == 8192) && n == 4096 &&
+	if (cut && n > 0 && (getenv("FAKE_MQS_CUT_ANY") ? is_blk(fd) :
+	    len == 4096 && (off == 4096 || off == 8192) && n == 4096) &&
 	    ++writes >= strtoul(cut, NULL, 10)) {
 		fsync(fd);
 		_exit(137);

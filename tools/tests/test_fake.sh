@@ -749,6 +749,7 @@ check "create --metadata 1 over a format-2 member: no old copy comes back after 
 # refuses with a message docs/FORMAT.md names, starting nothing.
 C=("$L0" "$L1" "$L2")
 CUT_ENV=	# VAR=VALUE for the cut command and the recovery, not the setup
+CUT_CMD_ENV=	# VAR=VALUE for the cut command only
 quiet() { LD_PRELOAD=$FAKE "$STRIPECTL" "$@" >/dev/null 2>&1; }
 fresh() {	# no array, no superblock on the three members
 	quiet stop cut
@@ -759,12 +760,13 @@ fresh() {	# no array, no superblock on the three members
 # cut, RECOVERY (a function setting ok=1 when the outcome is right, else
 # why=...) judges what "assemble" makes of the members
 cut() {
-	local op=$1 setup=$2 recover=$3 k bad=() ncut=0
+	local op=$1 setup=$2 recover=$3 k bad=() ncut=0 what="superblock writes"
+	[[ $CUT_CMD_ENV == *FAKE_MQS_CUT_ANY* ]] && what=writes
 	for k in $(seq 1 20); do
 		fresh
 		$setup
 		# shellcheck disable=SC2086	# OP and CUT_ENV are word lists
-		env $CUT_ENV FAKE_MQS_CUT_AFTER=$k LD_PRELOAD=$FAKE "$STRIPECTL" $op >"$TMP/out" 2>"$TMP/err"
+		env $CUT_ENV $CUT_CMD_ENV FAKE_MQS_CUT_AFTER=$k LD_PRELOAD=$FAKE "$STRIPECTL" $op >"$TMP/out" 2>"$TMP/err"
 		rc=$?
 		[ "$rc" = 137 ] || break
 		ncut=$((ncut + 1))
@@ -774,7 +776,7 @@ cut() {
 		[ "$ok" = 1 ] || bad+=("after write $k: $why")
 	done
 	if [ "$rc" != 137 ] && [ "$ncut" -gt 0 ] && [ ${#bad[@]} -eq 0 ]; then
-		ok "power cut after each of the $ncut superblock writes of '$op'${CUT_ENV:+ ($CUT_ENV)}: recovered or refused as documented"
+		ok "power cut after each of the $ncut $what of '$op'${CUT_CMD_ENV:+ ($CUT_CMD_ENV)}${CUT_ENV:+ ($CUT_ENV)}: recovered or refused as documented"
 	else
 		not_ok "power cut after each superblock write of '$op' (cut $ncut times, last exit $rc)"
 		printf '# %s\n' "${bad[@]}"
@@ -824,16 +826,43 @@ refused_with() {
 		ok=1
 	fi
 }
-# create cut after write k of 2N (each member: the copy at 8192, then the
-# one at 4096): refused while the last member has no copy (k < 2N - 1),
-# saying to run the create again; started from then on
+# create cut after write k: writes 1 .. 2N put the new superblock on each
+# member (the copy at 8192, then the one at 4096), and when CREATE fails
+# writes 2N + 1 .. 4N put the old areas back in the same order: member i
+# holds the new superblock from write 2i + 1 until write 2N + 2i + 2.
+# Every member holding it: started; some: refused, saying to run the
+# create again; none (every old area back): refused
 created() {
-	if [ "$k" -lt $((2 * ${#C[@]} - 1)) ]; then
+	local i nr=${#C[@]} have=0
+	for i in "${!C[@]}"; do
+		[ "$k" -ge $((2 * i + 1)) ] && [ "$k" -lt $((2 * nr + 2 * i + 2)) ] &&
+			have=$((have + 1))
+	done
+	if [ "$have" = "$nr" ]; then
+		comes_back
+	elif [ "$have" -gt 0 ]; then
 		refused_with "if that create was cut short, run it again with --force"
 	else
-		comes_back
+		refused_with ""
 	fi
 }
+# create --force over an ext4 member whose CREATE fails, every write cut
+# (FAKE_MQS_CUT_ANY): the superblock writes as above, then write 4N + 1
+# puts the wiped ext4 magic back; before it the member stays wiped (what
+# --force asked for), after it the ext4 is back and nothing else
+unwiped() {
+	local back=0
+	[ "$(blkid -p -s TYPE -o value "${C[0]}" 2>/dev/null)" = ext4 ] && back=1
+	if [ "$k" -le $((4 * ${#C[@]})) ]; then
+		created
+		[ "$back" = 0 ] || { ok=0; why="the ext4 is back before its write"; }
+	elif [ "$back" = 1 ]; then
+		refused_with ""
+	else
+		why="the ext4 is not back after its write"
+	fi
+}
+ext4_filled() { mkfs.ext4 -q -F "${C[0]}" >/dev/null 2>&1 && fill; }
 # zero-superblock cut after write k of 2N: the array comes back while the
 # first member keeps a copy (k = 1); then refused, naming the devices that
 # still carry a superblock (members k/2 ..) for the zero-superblock again
@@ -849,6 +878,17 @@ zeroed() {
 made() { quiet create --name cut --chunk 64K "${C[@]}" && fill; }
 stopped() { made; quiet stop cut; }
 cut "create --name cut --chunk 64K ${C[*]}" fill created
+# CREATE fails (the module finds member 1 busy): the old areas go back
+CUT_CMD_ENV=FAKE_MQS_CREATE_FAIL=16,4,1
+cut "create --name cut --chunk 64K ${C[*]}" fill created
+if command -v mkfs.ext4 >/dev/null; then
+	CUT_CMD_ENV="FAKE_MQS_CREATE_FAIL=16,4,1 FAKE_MQS_CUT_ANY=1"
+	cut "create --force --name cut --chunk 64K ${C[*]}" ext4_filled unwiped
+	dd if=/dev/zero of="${C[0]}" bs=4K count=1 conv=notrunc status=none
+else
+	skip "no mkfs.ext4" "power cut after each write of 'create --force' over ext4 whose CREATE fails"
+fi
+CUT_CMD_ENV=
 cut "stop cut" made comes_back
 cut "assemble ${C[*]}" stopped comes_back
 # members grown by 64 MiB since the stop: the assembly grows the array
