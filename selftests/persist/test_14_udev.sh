@@ -8,7 +8,10 @@
 # database; the array's filesystem and its partitions get the
 # /dev/disk/by-uuid, by-label, by-partuuid and by-partlabel links and
 # lsblk -f sees them; a stop removes the link and does not start the
-# array again (its superblock writes make "change" events).
+# array again (its superblock writes make "change" events); a leg of an md
+# mirror (metadata at the end) that shows a member's superblock never
+# starts the array: the md device is the member, and its change event when
+# it runs starts the array, as a device-mapper map's activation does.
 # Catches: a rule that never matches, a name link missing or left behind,
 # an array's filesystem without by-uuid link (fstab's UUID= never
 # mounted at boot), an array restarted by the events of its own stop.
@@ -104,5 +107,137 @@ udevadm settle --timeout=60
 check_no_arrays "the change events of the stop did not start it again"
 check_eq "members clean after the stop" "clean clean clean clean" \
 	"$(for d in "${M[@]}"; do ex "$d" MQSTRIPE_STATE; done | tr '\n' ' ' | sed 's/ $//')"
+
+# Stacked members get their content at a "change" event, not at "add":
+# an md array when it runs, a device-mapper map at its activation.  A
+# leg of an md mirror with its metadata at the end (format 1.0) shows the
+# superblock of the array on the mirror at the same place.  With md not
+# assembling on its own (its rule shadowed, as AUTO -all in mdadm.conf
+# would), the add events of a leg and of the other member must not start
+# the array on the leg (that would split the mirror); the md array's
+# change event when it runs starts the array on it.  After a stop, the
+# change events of the stop's own writes start nothing; after a reboot
+# (/run empty) the next activation starts the array again.
+# check_started UUID WHAT DEV...: the array UUID runs over exactly the
+# DEVs (its slaves); then it is stopped.
+check_started() {
+	local uuid=$1 what=$2 a
+	shift 2
+	a=$(array_by_uuid "$uuid")
+	if [ -z "$a" ]; then
+		fail "$what" "$(ls -l "/run/mqstripe/$uuid" 2>&1)"
+		return
+	fi
+	track_array "$a"
+	check_eq "$what: its members" \
+		"$(for d in "$@"; do blk_name "$(readlink -f "$d")"; done | sort | xargs)" \
+		"$(find "/sys/block/${a#/dev/}/slaves/" -mindepth 1 -printf '%f\n' | sort | xargs)"
+	check_stop "$a"
+}
+MDRULE=/etc/udev/rules.d/64-md-raid-assembly.rules
+MDNAME=mqsleg
+DMNAME=mqst-late
+cleanup_stacked() {
+	dmsetup remove --retry "$DMNAME" >/dev/null 2>&1
+	mdadm --stop "/dev/md/$MDNAME" >/dev/null 2>&1
+	rm -f "$MDRULE"
+	cleanup_rule
+}
+trap 'cleanup_stacked; mqs_cleanup' EXIT
+: >"$MDRULE"
+udevadm control --reload
+L=()
+for i in 0 1 2 3 4 5 6 7 8; do
+	truncate -s 64M "$MQS_TMP/leg$i.img"
+	mqs_loop_create "$MQS_TMP/leg$i.img" || mqs_die "losetup leg$i"
+	L+=("$LOOP_DEV")
+done
+udevadm settle --timeout=60
+check_cmd "md raid1 with its metadata at the end over ${L[0]} ${L[1]}" \
+	mdadm --create "/dev/md/$MDNAME" --run --assume-clean --metadata=1.0 \
+	--level=1 --raid-devices=2 "${L[0]}" "${L[1]}"
+udevadm settle --timeout=60
+MD=$(readlink -f "/dev/md/$MDNAME")
+A=$("$STRIPECTL" create --name mdleg --chunk 64K "$MD" "${L[2]}" 2>&1)
+[ -b "$A" ] || mqs_die "create over $MD and ${L[2]}" "$A"
+LUUID=$(ex "$MD" MQSTRIPE_ARRAY_UUID)
+check_cmd "stop the array over $MD" "$STRIPECTL" stop "$A"
+udevadm settle --timeout=60
+sleep 2
+udevadm settle --timeout=60
+check_eq "the change events of the stop (md is watched) did not start it again" "" \
+	"$(array_by_uuid "$LUUID")"
+check_cmd "stop $MD" mdadm --stop "$MD"
+out=$("$STRIPECTL" assemble --scan --uuid "$LUUID" 2>&1)
+check_eq "assemble --scan with the mirror stopped: not started on its leg" "" \
+	"$(array_by_uuid "$LUUID")"
+check_match "... slot 0 is missing (the leg is no member)" "slot 0 .* is missing" "$out"
+rm -rf "/run/mqstripe/$LUUID"	# as a reboot empties /run
+udevadm settle --timeout=60
+check_eq "the leg ${L[0]} shows the superblock of slot 0" "$LUUID 0" \
+	"$(ex "${L[0]}" MQSTRIPE_ARRAY_UUID) $(ex "${L[0]}" MQSTRIPE_SLOT)"
+for d in "${L[0]}" "${L[2]}"; do
+	udevadm trigger --action=add "/sys/class/block/$(blk_name "$d")"
+done
+udevadm settle --timeout=60
+check_eq "add events of a mirror's leg and the other member: no array started" "" \
+	"$(array_by_uuid "$LUUID")"
+check_eq "udev database: the leg stays linux_raid_member" linux_raid_member \
+	"$(udevadm info --query=property "${L[0]}" | sed -n 's/^ID_FS_TYPE=//p')"
+check_eq "the leg is not recorded for slot 0" "" \
+	"$(ls "/run/mqstripe/$LUUID/slot-0" 2>/dev/null)"
+check_cmd "assemble the mirror again" mdadm --assemble "/dev/md/$MDNAME" "${L[0]}" "${L[1]}"
+udevadm settle --timeout=60
+MD=$(readlink -f "/dev/md/$MDNAME")
+check_started "$LUUID" "the md array's change event started the array over it" "$MD" "${L[2]}"
+udevadm settle --timeout=60
+check_cmd "stop $MD" mdadm --stop "$MD"
+rm -rf "/run/mqstripe/$LUUID"
+
+# a device-mapper map that comes late: its activation starts the array
+sz=$(blockdev --getsz "${L[3]}")
+check_cmd "dmsetup create $DMNAME over ${L[3]}" dmsetup create "$DMNAME" --table "0 $sz linear ${L[3]} 0"
+udevadm settle --timeout=60
+DM=/dev/$(dmsetup info -c --noheadings -o blkdevname "$DMNAME" | tr -d ' ')
+A=$("$STRIPECTL" create --name dmlate --chunk 64K "$DM" "${L[4]}" 2>&1)
+[ -b "$A" ] || mqs_die "create over $DM and ${L[4]}" "$A"
+DUUID=$(ex "$DM" MQSTRIPE_ARRAY_UUID)
+check_cmd "stop the array over $DM" "$STRIPECTL" stop "$A"
+udevadm settle --timeout=60
+check_cmd "dmsetup remove $DMNAME" dmsetup remove --retry "$DMNAME"
+rm -rf "/run/mqstripe/$DUUID"	# as a reboot empties /run
+udevadm trigger --action=add "/sys/class/block/$(blk_name "${L[4]}")"
+udevadm settle --timeout=60
+check_eq "one member of two: not started" "" "$(array_by_uuid "$DUUID")"
+check_cmd "dmsetup create $DMNAME again" dmsetup create "$DMNAME" --table "0 $sz linear ${L[3]} 0"
+udevadm settle --timeout=60
+DM=/dev/$(dmsetup info -c --noheadings -o blkdevname "$DMNAME" | tr -d ' ')
+check_started "$DUUID" "the map's activation started the array over it" "$DM" "${L[4]}"
+udevadm settle --timeout=60
+cleanup_stacked
+rm -rf "/run/mqstripe/$DUUID"
+
+# An array on arrays: assemble --scan starts the lower ones, then, in a
+# second round, the one over them (the rule out of the way: its add
+# events of the lower arrays would start the upper one too).
+cleanup_rule
+A1=$("$STRIPECTL" create --name low1 --chunk 64K "${L[5]}" "${L[6]}" 2>&1)
+A2=$("$STRIPECTL" create --name low2 --chunk 64K "${L[7]}" "${L[8]}" 2>&1)
+AU=$("$STRIPECTL" create --name up --chunk 128K "$A1" "$A2" 2>&1)
+[ -b "$AU" ] || mqs_die "an array over two arrays" "$A1 $A2 $AU"
+UU=$(ex "$A1" MQSTRIPE_ARRAY_UUID)
+check_cmd "stop --scan: the three arrays" "$STRIPECTL" stop --scan
+udevadm settle --timeout=60
+printf 'AUTO no\nARRAY name=low1\nARRAY name=low2\nARRAY name=up\n' >"$MQS_TMP/scan.conf"
+out=$(MQSTRIPE_CONF=$MQS_TMP/scan.conf "$STRIPECTL" assemble --scan 2>&1)
+diag "assemble --scan: $out"
+A1=$(array_by_uuid "$(cat "/sys/class/block/$(blk_name "${L[5]}")/holders/"*/mqstripe/uuid 2>/dev/null)")
+A2=$(array_by_uuid "$(cat "/sys/class/block/$(blk_name "${L[7]}")/holders/"*/mqstripe/uuid 2>/dev/null)")
+check_started "$UU" "assemble --scan started the array over two arrays" "$A1" "$A2"
+check_cmd "stop --scan: the three arrays again" "$STRIPECTL" stop --scan
+check_eq "no array left" "" "$(mqs_arrays)"
+udevadm settle --timeout=60
+rm -rf /run/mqstripe/*-*
+
 check_klog "no kernel warning" "$mark"
 mqs_finish

@@ -4,7 +4,7 @@
  *
  *   assemble [--name NAME | --uuid UUID] DEVICE...   the devices given
  *   assemble --scan [--name NAME | --uuid UUID]      every block device
- *   assemble --incremental DEVICE                    one member (udev)
+ *   assemble --incremental [--change] DEVICE         one member (udev)
  *
  * Members are matched by array UUID and ordered by the slot in their
  * superblocks (sbgroup.c), never by name or argument order.  Every
@@ -60,6 +60,12 @@ struct asm_ctx {
 	int lock_fd;		/* the metadata lock, or a negative errno */
 	bool force;		/* --force: stale members accepted */
 	bool readonly;		/* --readonly: no superblock written */
+	bool change;		/* --change: a change event's device */
+	/* --scan: the rounds so far (an array on arrays needs one each) */
+	unsigned int round;
+	size_t started;		/* arrays this round started */
+	uint64_t *seen;		/* devices earlier rounds examined */
+	size_t nseen;
 	uint32_t metadata;	/* --metadata: format to write, 0 to keep */
 };
 
@@ -94,6 +100,43 @@ void incr_forget(const uint8_t uuid[16])
 	}
 	closedir(dp);
 	rmdir(dir);
+}
+
+#define INCR_STOPPED	"stopped"
+
+/**
+ * incr_stopped() - forget an array's incremental records and mark it
+ *	stopped by "stripectl stop"
+ * @uuid: the array UUID.
+ *
+ * The mark (RUN_DIR/UUID/stopped) keeps "assemble --incremental --change"
+ * from starting the array again: the superblock writes of the stop itself
+ * make change events on members that udev watches (md, dm).  Any start of
+ * the array removes it (incr_forget()), and so does a reboot (/run).  The
+ * caller holds the metadata lock.
+ */
+void incr_stopped(const uint8_t uuid[16])
+{
+	char dir[PATH_MAX], path[PATH_MAX + sizeof(INCR_STOPPED) + 1];
+	int fd;
+
+	incr_forget(uuid);
+	uuid_dir(uuid, dir, sizeof(dir));
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return;
+	snprintf(path, sizeof(path), "%s/" INCR_STOPPED, dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Did "stripectl stop" stop this array since boot (incr_stopped())? */
+static bool incr_was_stopped(const char *dir)
+{
+	char path[PATH_MAX + sizeof(INCR_STOPPED) + 1];
+
+	snprintf(path, sizeof(path), "%s/" INCR_STOPPED, dir);
+	return !access(path, F_OK);
 }
 
 static int ctx_ctl(struct asm_ctx *ctx)
@@ -582,6 +625,45 @@ static void note_denied(struct asm_ctx *ctx, const struct mqs_conf *conf,
  * refuse it if one of its devices has a damaged superblock, else check
  * and start it.  One array failing does not keep the others from starting.
  */
+/* Has the array of @ref a device that no earlier --scan round examined? */
+static bool group_is_new(const struct asm_ctx *ctx,
+			 const struct mqs_cand *cands, size_t n,
+			 const uint8_t *array_uuid)
+{
+	size_t i, j;
+
+	if (!ctx->round)
+		return true;
+	for (i = 0; i < n; i++) {
+		if (!has_v1_fields(cands[i].status) ||
+		    memcmp(cands[i].sb.array_uuid, array_uuid,
+			   MQSTRIPE_UUID_LEN))
+			continue;
+		for (j = 0; j < ctx->nseen; j++)
+			if (ctx->seen[j] == cands[i].devno)
+				break;
+		if (j == ctx->nseen)
+			return true;
+	}
+	return false;
+}
+
+/* Remember the devices of this --scan round; false when out of memory. */
+static bool remember_seen(struct asm_ctx *ctx, const struct mqs_cand *cands,
+			  size_t n)
+{
+	uint64_t *more;
+	size_t i;
+
+	more = realloc(ctx->seen, (ctx->nseen + n + 1) * sizeof(*more));
+	if (!more)
+		return false;
+	ctx->seen = more;
+	for (i = 0; i < n; i++)
+		ctx->seen[ctx->nseen++] = cands[i].devno;
+	return true;
+}
+
 static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			 const uint8_t *uuid)
 {
@@ -669,6 +751,10 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 		bool running;
 		size_t twin;
 
+		/* said in an earlier round */
+		if (!group_is_new(ctx, cands, n, ref->array_uuid))
+			continue;
+
 		/*
 		 * Two arrays of one name: /dev/stripe/NAME would go to
 		 * whichever comes first in /proc/partitions.  Start neither
@@ -740,7 +826,11 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 		}
 		if (check_and_start(ctx, group, k, true))
 			ret = MQS_EXIT_FAIL;
+		else
+			ctx->started++;
 	}
+	if (!remember_seen(ctx, cands, n))
+		ctx->started = 0;	/* no further round */
 out:
 	free(group);
 	free(done);
@@ -749,6 +839,34 @@ out:
 	mqs_free_cands(cands, n);
 	mqs_conf_free(&conf);
 	return ret;
+}
+
+/*
+ * --scan in rounds: an array whose members are arrays (or partitions of
+ * arrays) can start only once they run, so another round follows every
+ * round that started an array, examining only arrays with a device no
+ * round has seen (no message twice).  Bounded by the stacking depth the
+ * module allows and then some.
+ */
+#define MQS_SCAN_ROUNDS	8
+
+static int assemble_scan_rounds(struct asm_ctx *ctx, const char *name,
+				const uint8_t *uuid)
+{
+	int rc = MQS_EXIT_OK;
+
+	for (ctx->round = 0; ctx->round < MQS_SCAN_ROUNDS; ctx->round++) {
+		ctx->started = 0;
+		if (assemble_scan(ctx, name, uuid))
+			rc = MQS_EXIT_FAIL;
+		/* a started array's node exists (start.c makes it if need be) */
+		if (!ctx->started)
+			break;
+	}
+	free(ctx->seen);
+	ctx->seen = NULL;
+	ctx->nseen = 0;
+	return rc;
 }
 
 /* ----- assemble --incremental DEVICE ----- */
@@ -907,6 +1025,12 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 			  path, label, node, me.sb.slot);
 		goto out;
 	}
+	uuid_dir(me.sb.array_uuid, dir, sizeof(dir));
+	/* the change events of its own stop's writes */
+	if (ctx->change && incr_was_stopped(dir)) {
+		rc = MQS_EXIT_OK;
+		goto out;
+	}
 	if (!incr_allowed(path, &me.sb, label))
 		goto out;
 
@@ -917,7 +1041,6 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		goto out;
 	}
 	nr = me.sb.nr_members;
-	uuid_dir(me.sb.array_uuid, dir, sizeof(dir));
 	for (s = 0; s < nr; s++) {
 		if (s == me.sb.slot)
 			continue;
@@ -967,6 +1090,7 @@ out:
 int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 {
 	bool scan = false, incremental = false, force = false, readonly = false;
+	bool change = false;
 	const char *name = NULL, *uuid_str = NULL;
 	uint64_t metadata = 0;
 	const struct opt opts[] = {
@@ -974,6 +1098,8 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		  "examine every block device (/proc/partitions) instead of the DEVICEs given, and start every complete array found that is not running" },
 		{ "incremental", 'I', OPT_FLAG, &incremental, NULL, NULL,
 		  "record one DEVICE (for udev) and start its array when its last member has arrived; again for a member of a running array does nothing" },
+		{ "change", 0, OPT_FLAG, &change, NULL, NULL,
+		  "with --incremental, for udev's change events (a device-mapper or md device activated, a loop device attached): as --incremental, except that an array 'stripectl stop' stopped since boot stays stopped" },
 		{ "name", 'n', OPT_STR, &name, NULL, "NAME",
 		  "assemble only the array with this name" },
 		{ "uuid", 'u', OPT_STR, &uuid_str, NULL, "UUID",
@@ -1001,6 +1127,10 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 	}
 	if (name && uuid_str) {
 		mqs_error("assemble: give --name or --uuid, not both: see 'stripectl assemble --help'");
+		return MQS_EXIT_USAGE;
+	}
+	if (change && !incremental) {
+		mqs_error("assemble: --change goes with --incremental: see 'stripectl assemble --help'");
 		return MQS_EXIT_USAGE;
 	}
 	if (incremental && (name || uuid_str || force || readonly ||
@@ -1036,12 +1166,13 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 
 	ctx.force = force;
 	ctx.readonly = readonly;
+	ctx.change = change;
 	ctx.metadata = (uint32_t)metadata;
 	ctx.lock_fd = mqs_meta_lock();
 	if (incremental)
 		rc = assemble_incremental(&ctx, argv[first]);
 	else if (scan)
-		rc = assemble_scan(&ctx, name, uuid_str ? uuid : NULL);
+		rc = assemble_scan_rounds(&ctx, name, uuid_str ? uuid : NULL);
 	else
 		rc = assemble_devices(&ctx, argv + first, (size_t)nargs, name,
 				      uuid_str ? uuid : NULL);

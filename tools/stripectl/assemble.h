@@ -6,5 +6,6 @@
 #include <stdint.h>
 
 void incr_forget(const uint8_t uuid[16]);
+void incr_stopped(const uint8_t uuid[16]);
 
 #endif /* STRIPECTL_ASSEMBLE_H */

@@ -303,6 +303,34 @@ bool mqs_stacked_under(uint64_t devno, char *holder, size_t len)
 	return first_holder(sysdir, MQSTRIPE_DISK_PREFIX, holder, len);
 }
 
+/*
+ * Does @path carry the metadata of an md array or a firmware RAID set
+ * (libblkid's "raid" usage: linux_raid_member, isw_raid_member, ...)?  A
+ * leg of an md mirror with its metadata at the end shows the superblock
+ * of an array on the mirror at the same place; started on the leg, the
+ * array would split the mirror.  The udev rule skips such devices too.
+ */
+static bool raid_leg(const char *path)
+{
+	const char *type = NULL;
+	blkid_probe pr;
+	bool leg = false;
+
+	pr = blkid_new_probe_from_filename(path);
+	if (!pr)
+		return false;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
+					  BLKID_SUBLKS_USAGE);
+	blkid_probe_filter_superblocks_usage(pr, BLKID_FLTR_ONLYIN,
+					     BLKID_USAGE_RAID);
+	if (!blkid_do_safeprobe(pr) &&
+	    !blkid_probe_lookup_value(pr, "TYPE", &type, NULL))
+		leg = true;
+	blkid_free_probe(pr);
+	return leg;
+}
+
 /**
  * mqs_scan_devices() - read every block device that may carry a superblock
  * @out: the devices with one (any status but MQS_SB_NONE), paths
@@ -310,9 +338,10 @@ bool mqs_stacked_under(uint64_t devno, char *holder, size_t len)
  * @nout: how many.
  *
  * Every device in /proc/partitions that has a node, except suspended
- * device-mapper devices (a read would wait for the resume) and devices
+ * device-mapper devices (a read would wait for the resume), devices
  * held by a stacked device (mqs_stacked_under(): the stacked one is
- * scanned instead).
+ * scanned instead) and devices that carry md or firmware RAID metadata
+ * (a mirror's leg, raid_leg()).
  *
  * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL (message printed).
  */
@@ -359,7 +388,8 @@ int mqs_scan_devices(struct mqs_cand **out, size_t *nout)
 			break;
 		}
 		mqs_cand_read(&cands[n], p);
-		if (cands[n].read_err || cands[n].status == MQS_SB_NONE) {
+		if (cands[n].read_err || cands[n].status == MQS_SB_NONE ||
+		    raid_leg(p)) {
 			mqs_cand_free(&cands[n]);
 			free(p);
 			continue;

@@ -101,7 +101,7 @@ static void update_superblocks(const struct mqstripe_info *info,
 	}
 	free(skip);
 out:
-	incr_forget(info->uuid);
+	incr_stopped(info->uuid);
 }
 
 /*
@@ -150,7 +150,7 @@ static int stop_one(const char *arg, int retry_ms, bool report_busy)
 	case 0:
 		remove_stale_node(index, info.major, info.minor);
 		if (readonly)
-			incr_forget(info.uuid);
+			incr_stopped(info.uuid);
 		else
 			update_superblocks(&info, members, nr);
 		break;

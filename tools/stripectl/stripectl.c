@@ -49,7 +49,7 @@ static const struct cmd commands[] = {
 	{
 		.name = "assemble",
 		.fn = cmd_assemble,
-		.args = "[OPTIONS] DEVICE... | --scan [OPTIONS] | --incremental DEVICE",
+		.args = "[OPTIONS] DEVICE... | --scan [OPTIONS] | --incremental [--change] DEVICE",
 		.summary = "start an array from the superblocks on its members",
 		.description =
 "Start an array from the superblocks on its members and print its device,\n"
@@ -70,6 +70,9 @@ static const struct cmd commands[] = {
 "neither); arrays already running are skipped.  With --incremental (for udev), DEVICE is recorded under\n"
 "/run/mqstripe (MQSTRIPE_RUN_DIR) and its array starts when the last slot\n"
 "arrives; a member of a running array is accepted and nothing done.\n"
+"--incremental --change, for udev's change events of device-mapper, md\n"
+"and loop devices, leaves an array that 'stripectl stop' stopped since\n"
+"boot stopped.\n"
 "\n"
 "--scan without --name or --uuid and --incremental start only what\n"
 "/etc/mqstripe.conf (MQSTRIPE_CONF) allows: with 'AUTO no' there, only\n"

@@ -133,6 +133,7 @@ expect 2 "assemble: no DEVICE given \\(or --scan\\)" assemble
 expect 2 "assemble: unexpected argument '/dev/x' with --scan" assemble --scan /dev/x
 expect 2 "assemble: --scan and --incremental exclude each other" assemble --scan --incremental
 expect 2 "assemble: --incremental takes exactly one DEVICE" assemble --incremental /dev/x /dev/y
+expect 2 "assemble: --change goes with --incremental" assemble --change /dev/x
 expect 2 "assemble: --incremental takes exactly one DEVICE" assemble --incremental --name a /dev/x
 expect 2 "assemble: give --name or --uuid, not both" assemble --name a --uuid 01234567-89ab-cdef-0123-456789abcdef /dev/x
 expect 2 "--uuid: 'xyz' is not a UUID" assemble --uuid xyz /dev/x

@@ -481,6 +481,8 @@ locked "assemble DEVICE..." '[ -z "$(list_names)" ] && [ "$(ex "$L2" MQSTRIPE_EV
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # incremental: starts exactly when the last slot arrives
+# records [UUID]: the members --incremental recorded (of one array)
+records() { find "$MQSTRIPE_RUN_DIR${1:+/$1}" -name 'slot-*' 2>/dev/null; }
 for d in "$L2" "$L0"; do
 	sc assemble --incremental "$d"
 	check "incremental $d: recorded, not started" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && [ -z "$(LD_PRELOAD=$FAKE $STRIPECTL list)" ]'
@@ -491,7 +493,31 @@ sc assemble --incremental "$L1"
 check "incremental, last member: started" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
 sc assemble --incremental "$L1"
 check "incremental of a running member: nothing to do" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && no_err'
-check "incremental records gone after the start" eval '[ -z "$(ls "$MQSTRIPE_RUN_DIR" | grep -v lock)" ]'
+check "incremental records gone after the start" eval '[ -z "$(records)" ]'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+
+# --change (udev's change events of dm, md and loop members): an array
+# that stop stopped stays stopped, the stop's own writes make such events;
+# a plain --incremental (an add event) still records, and a start by hand
+# ends the stopped mark
+uuid_db=$(LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$L0" | sed -n 's/^MQSTRIPE_ARRAY_UUID=//p')
+check "stop marks the array stopped" test -e "$MQSTRIPE_RUN_DIR/$uuid_db/stopped"
+for d in "$L0" "$L1" "$L2"; do
+	sc assemble --incremental --change "$d"
+	check "--change after a stop, $d: nothing recorded, not started" eval \
+		'rc_is 0 && [ ! -s "$TMP/out" ] && no_err && [ -z "$(LD_PRELOAD=$FAKE $STRIPECTL list)" ] && [ -z "$(records "$uuid_db")" ]'
+done
+sc assemble "$L0" "$L1" "$L2"
+check "a start by hand ends the stopped mark" eval \
+	'stdout_is /dev/mqstripe0 && [ ! -e "$MQSTRIPE_RUN_DIR/$uuid_db/stopped" ]'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+rm -rf "${MQSTRIPE_RUN_DIR:?}/$uuid_db"	# as a reboot empties /run
+for d in "$L2" "$L0"; do
+	sc assemble --incremental --change "$d"
+	check "--change after a boot, $d: recorded, not started" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && [ -z "$(LD_PRELOAD=$FAKE $STRIPECTL list)" ]'
+done
+sc assemble --incremental --change "$L1"
+check "--change after a boot, last member: started" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # /etc/mqstripe.conf (MQSTRIPE_CONF): with AUTO no, assemble --scan and
@@ -518,7 +544,7 @@ check "... and says why the other is not started, with the line that would allow
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 MQSTRIPE_CONF=$CONF sc assemble --incremental "$L5"
 check "AUTO no: --incremental does not record or start an array no line names" \
-	eval "rc_is 1 && err_is \"^stripectl: $L5: array 'db' \\(UUID $UG\\) not started: AUTO no in $CONF\" && [ ! -e \"\$MQSTRIPE_RUN_DIR/$UG\" ] && [ -z \"\$(list_names)\" ]"
+	eval "rc_is 1 && err_is \"^stripectl: $L5: array 'db' \\(UUID $UG\\) not started: AUTO no in $CONF\" && [ -z \"\$(records $UG)\" ] && [ -z \"\$(list_names)\" ]"
 MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
 MQSTRIPE_CONF=$CONF sc assemble --incremental "$L1"
 MQSTRIPE_CONF=$CONF sc assemble --incremental "$L2"
@@ -537,7 +563,7 @@ check "a line not understood: --scan starts nothing and names file and line" \
 	eval "rc_is 1 && err_is \"^stripectl: $CONF:3: unknown keyword 'MAILADDR' \\(known: AUTO, ARRAY; see mqstripe.conf\\(5\\)\\): nothing started\$\" && [ -z \"\$(list_names)\" ]"
 MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
 check "... and --incremental records nothing" \
-	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:3: unknown keyword 'MAILADDR'\" && [ ! -e \"\$MQSTRIPE_RUN_DIR/$U0\" ]"
+	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:3: unknown keyword 'MAILADDR'\" && [ -z \"\$(records $U0)\" ]"
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 MQSTRIPE_CONF=$CONF sc assemble --scan --uuid "$U0"
 check "... but --scan --uuid, by hand, starts what it names" eval 'rc_is 0 && stdout_is /dev/mqstripe0 && no_err'
