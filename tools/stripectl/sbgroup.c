@@ -240,7 +240,6 @@ void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
 	const struct mqs_cand *me = c[none];
 	size_t i, k = 0, used = 0;
 	uint32_t s, slots = 0;
-	bool zeros;
 
 	buf[0] = '\0';
 	for (i = 0; i < n && k < ARRAY_SIZE(valid); i++) {
@@ -273,10 +272,8 @@ void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
 			 valid[0]->sb.nr_members, label, CUT_CREATE_HINT);
 		return;
 	}
-	zeros = me->block && me->area_len;
-	for (i = 0; zeros && i < me->area_len; i++)
-		zeros = !me->block[i];
-	if (zeros)
+	if (me->block && me->area_len &&
+	    mqs_all_zero(me->block, me->area_len))
 		snprintf(buf, len,
 			 "; its superblock area is all zeros, as 'zero-superblock' leaves it, and %s hold%s %" PRIu32 " of the %" PRIu32 " slots of %s: if a zero-superblock of its members was cut short, run 'stripectl zero-superblock %s' to finish it; else give the missing members",
 			 paths, k > 1 ? "" : "s", slots,

@@ -139,10 +139,11 @@ int sbw_write_all(struct sbw *w, size_t n)
  * one: the earlier node then reads back another slot's superblock, and an
  * array over both would put two slots' data on one disk.  Such a node is
  * marked not written (its block is the other node's, which
- * sbw_restore_all() puts back).  A block that reads back as something
- * else (a device that keeps nothing, such as null_blk without
- * memory_backed, or another writer) is a warning: the array works, but
- * cannot be assembled from that superblock later.
+ * sbw_restore_all() puts back).  A block that reads back as zeros (a
+ * device that keeps nothing, such as null_blk without memory_backed, used
+ * in benchmarks) is a warning: the array works, but cannot be assembled
+ * from that superblock later.  Anything else (another writer) is refused
+ * too (sbw_restore_all() then leaves that block as it is).
  *
  * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL with a message naming both nodes
  * (or a read that failed).
@@ -159,7 +160,11 @@ int sbw_verify_all(struct sbw *w, size_t n)
 	}
 	for (i = 0; i < n && !rc; i++) {
 		size_t bytes = w[i].copies * MQS_SB_SIZE;
-		int err = mqs_dev_read_area(w[i].dfd, blk, NULL);
+		int err;
+
+		/* a device that keeps no data may leave the buffer as it is */
+		memset(blk, 0, MQS_SB_AREA_SIZE);
+		err = mqs_dev_read_area(w[i].dfd, blk, NULL);
 
 		if (err) {
 			mqs_error("%s: cannot read back the superblock just written: %s",
@@ -172,12 +177,18 @@ int sbw_verify_all(struct sbw *w, size_t n)
 		for (j = 0; j < n; j++)
 			if (j != i && !memcmp(blk, w[j].new, bytes))
 				break;
-		if (j == n) {
-			mqs_error("warning: %s: the superblock does not read back as written (a device that keeps no data, or another writer): the array cannot be assembled from it later",
+		if (j == n && mqs_all_zero(blk, bytes)) {
+			mqs_error("warning: %s: the superblock reads back as zeros (a device that keeps no data, such as null_blk without memory_backed): the array cannot be assembled from it later",
 				  w[i].path);
 			continue;
 		}
 		rc = MQS_EXIT_FAIL;
+		if (j == n) {
+			/* sbw_restore_all() leaves a block that is not ours */
+			mqs_error("%s: the superblock just written reads back as something else: another program writes to this device (or it does not keep what is written); find out which, then create again",
+				  w[i].path);
+			break;
+		}
 		w[i].written = false;
 		mqs_error("%s and %s are one disk: the superblock written through %s (slot %zu) reads back through %s (slot %zu); give each disk once (two paths of one namespace, loop devices over one file, or a map over a whole device: see 'lsblk -o NAME,WWN,SERIAL' and 'losetup -l')",
 			  w[j].path, w[i].path, w[j].path, j, w[i].path, i);

@@ -22,6 +22,24 @@
  * starts with crc = 0 and chains calls; init and final inversion are done
  * here, so mqs_crc32c(0, "123456789", 9) == 0xE3069283.
  */
+/**
+ * mqs_all_zero() - are all @len bytes at @buf zero?
+ * @buf: the bytes.
+ * @len: how many.
+ *
+ * Return: true when they are (also for @len 0).
+ */
+bool mqs_all_zero(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 uint32_t mqs_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	static uint32_t table[256];

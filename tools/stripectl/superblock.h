@@ -195,6 +195,7 @@ struct mqs_sb_copies {
 	unsigned int nr;
 };
 
+bool mqs_all_zero(const void *buf, size_t len);
 uint32_t mqs_crc32c(uint32_t crc, const void *buf, size_t len);
 uint32_t mqs_sb_block_crc(const uint8_t *block);
 bool mqs_sb_has_magic(const uint8_t *block);

@@ -30,6 +30,8 @@
  *                          area (bytes 4096 to 12287), reads of that area
  *                          return zeros (a device that keeps no data, such
  *                          as null_blk without memory_backed)
+ *   FAKE_MQS_FORGET_FILL   with FAKE_MQS_FORGET: the byte those reads return
+ *                          instead of zeros (another writer's data)
  *   FAKE_MQS_SYSLOG        a file: syslog() appends "PRIORITY MESSAGE" lines
  *                          to it instead of logging
  *
@@ -721,7 +723,9 @@ static ssize_t forget_read(ssize_t (*real)(int, void *, size_t, off_t),
 	from = off > 4096 ? off : 4096;
 	to = off + n < 3 * 4096 ? off + n : 3 * 4096;
 	if (from < to)
-		memset((char *)buf + (from - off), 0, (size_t)(to - from));
+		memset((char *)buf + (from - off),
+		       (int)strtol(getenv("FAKE_MQS_FORGET_FILL") ?: "0", NULL, 0),
+		       (size_t)(to - from));
 	return n;
 }
 

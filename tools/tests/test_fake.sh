@@ -201,8 +201,17 @@ fi
 # and the array starts
 FAKE_MQS_FORGET=$L5 sc create --name nodata "$L5"
 check "create over a device that keeps no data: started, with a warning naming it" \
-	eval "rc_is 0 && stdout_is /dev/mqstripe2 && err_is '^stripectl: warning: $L5: the superblock does not read back as written \\(a device that keeps no data, or another writer\\): the array cannot be assembled from it later'"
+	eval "rc_is 0 && stdout_is /dev/mqstripe2 && err_is '^stripectl: warning: $L5: the superblock reads back as zeros \\(a device that keeps no data, such as null_blk without memory_backed\\): the array cannot be assembled from it later'"
 LD_PRELOAD=$FAKE "$STRIPECTL" stop nodata
+LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
+# ... and one whose superblock reads back as something else (another
+# writer): refused, the other member's old block put back
+sb4=$(LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$L4" | grep '^MQSTRIPE_\(ARRAY\|MEMBER\)_UUID=')
+FAKE_MQS_FORGET=$L5 FAKE_MQS_FORGET_FILL=0x5a sc create --force --name other "$L4" "$L5"
+check "create over a device that another program writes: refused, naming it" \
+	eval "rc_is 1 && [ ! -s \"\$TMP/out\" ] && grep -q '^stripectl: $L5: the superblock just written reads back as something else: another program writes to this device' \"\$TMP/err\" && [ -z \"\$(list_names)\" ]"
+check "... the other member's old superblock is back" \
+	eval '[ -n "$sb4" ] && [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$L4" | grep "^MQSTRIPE_\(ARRAY\|MEMBER\)_UUID=")" = "$sb4" ]'
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 
 # --- two nodes that report one identity (two paths of a namespace): create
