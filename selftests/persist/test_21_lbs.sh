@@ -4,9 +4,12 @@
 # A member whose logical block size changed: the
 # images made with 512-byte blocks are attached as namespaces of 4096-byte
 # blocks.  assemble (--scan, explicit and incremental) refuses, naming the
-# member and both sizes, and starts nothing.
+# member and both sizes, and starts nothing.  The other way round (an array
+# made on members of 4096-byte blocks, now of 512) assembles, its data
+# intact.
 # Catches: an array started over members whose block size changed under a
-# filesystem made for another.
+# filesystem made for another, or one refused although its layout still
+# fits.
 
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -35,5 +38,48 @@ check_fails "assemble --incremental of the last member refused" 1 "$RE" \
 check_no_arrays "assemble --incremental: nothing started"
 check_eq "the superblocks were not touched (events)" "$before" "$(events)"
 rm -rf "/run/mqstripe/$UUID"
+
+# The other way round: an array made on members of 4096-byte blocks whose
+# devices now have 512-byte blocks (loop devices over the same files,
+# attached again with another sector size) assembles: every offset of
+# the layout stays aligned (the array's logical block size follows the
+# members': a filesystem made for 4096-byte sectors works on 512).
+F=()
+for i in 0 1; do
+	F+=("$MQS_TMP/lbs$i.img")
+	truncate -s 64M "${F[i]}"
+done
+attach() {	# attach SECTOR_SIZE: L[] over F[]
+	L=()
+	for f in "${F[@]}"; do
+		mqs_loop_create --sector-size "$1" "$f" || mqs_die "losetup --sector-size $1 $f"
+		L+=("$LOOP_DEV")
+	done
+}
+attach 4096
+check_eq "loop devices of 4096-byte blocks" "4096 4096" \
+	"$(for d in "${L[@]}"; do qattr "$d" logical_block_size; done | xargs)"
+A=$("$STRIPECTL" create --name lbsdown --chunk 64K "${L[@]}" 2>&1)
+[ -b "$A" ] || mqs_die "create over ${L[*]}" "$A"
+LUUID=$(ex "${L[0]}" MQSTRIPE_ARRAY_UUID)
+check_eq "the array's logical block size: 4096" 4096 "$(qattr "$A" logical_block_size)"
+check_cmd "pattern written through the array" pattern fill "$A" 0 16M 7
+check_stop "$A"
+for d in "${L[@]}"; do losetup -d "$d"; done
+MQS_LOOPS=()
+attach 512
+check_eq "the same files as loop devices of 512-byte blocks" "512 512" \
+	"$(for d in "${L[@]}"; do qattr "$d" logical_block_size; done | xargs)"
+A=$("$STRIPECTL" assemble "${L[1]}" "${L[0]}" 2>&1)
+if [ "$(array_by_uuid "$LUUID")" = "$A" ]; then
+	pass "4096-byte blocks then 512: assembled"
+	track_array "$A"
+	check_eq "... the array's blocks follow its members: 512 bytes" 512 "$(qattr "$A" logical_block_size)"
+	check_cmd "... the pattern reads back" pattern check "$A" 0 16M 7
+	check_stop "$A"
+else
+	fail "4096-byte blocks then 512: assembled" "$A"
+fi
+rm -rf "/run/mqstripe/$LUUID"
 check_klog "no kernel warning" "$mark"
 mqs_finish
