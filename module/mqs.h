@@ -216,6 +216,7 @@ int mqs_array_remove(u32 index);
 int mqs_array_info(u32 index, struct mqstripe_info *info,
 		   struct mqstripe_member_info *members, u32 cap);
 int mqs_array_list(u32 *indexes, u32 cap, u32 *count);
+int mqs_array_clear(u32 index, u32 slot, u32 *state);
 void mqs_array_remove_all(void);
 void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 		       blk_status_t status);

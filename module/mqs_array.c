@@ -1058,6 +1058,64 @@ void mqs_array_remove_all(void)
 	mutex_unlock(&mqs_ctl_mutex);
 }
 
+/* ---- clear --------------------------------------------------------- */
+
+/**
+ * mqs_array_clear() - MQSTRIPE_IOC_CLEAR
+ * @index: N of /dev/mqstripeN.
+ * @slot: the member's slot.
+ * @state: set to the member's state before (MQSTRIPE_MEMBER_*).
+ *
+ * A faulty member is ok again: its first block status is forgotten, the
+ * array_failed uevent may go out again at the next failure, and a
+ * member_cleared uevent tells udev and monitors.  A failure that races
+ * with this marks the member faulty again, as it should.
+ *
+ * Context: process, takes mqs_ctl_mutex.
+ * Return: 0; -ENODEV (no such array), -EINVAL (@slot out of range),
+ * -ENXIO (the member is gone).
+ */
+int mqs_array_clear(u32 index, u32 slot, u32 *state)
+{
+	struct mqs_array *a;
+	struct mqs_member *m;
+	int err = 0;
+
+	mutex_lock(&mqs_ctl_mutex);
+	a = mqs_find(index);
+	if (!a) {
+		err = -ENODEV;
+		goto out;
+	}
+	if (slot >= a->nr_members) {
+		err = -EINVAL;
+		goto out;
+	}
+	m = &a->members[slot];
+	*state = mqs_member_state(m);
+	if (*state == MQSTRIPE_MEMBER_GONE) {
+		err = -ENXIO;
+		goto out;
+	}
+	if (*state == MQSTRIPE_MEMBER_OK)
+		goto out;
+	atomic_set(&m->first_status, 0);
+	clear_bit(MQS_EV_FAULTY, &m->events);
+	if (atomic_cmpxchg(&m->state, MQSTRIPE_MEMBER_FAULTY,
+			   MQSTRIPE_MEMBER_OK) != MQSTRIPE_MEMBER_FAULTY)
+		goto out;	/* gone meanwhile: its event says so */
+	pr_info("%s: member %u (%pg) cleared: faulty before, ok now\n",
+		a->disk->disk_name, slot, m->bdev);
+	if (!mqs_array_failed(a))
+		clear_bit(MQS_ARRAY_FAILED_SENT, &a->flags);
+	mqs_send_event(a, "member_cleared", m);
+	sysfs_notify(&disk_to_dev(a->disk)->kobj, "mqstripe", "state");
+	sysfs_notify(&disk_to_dev(a->disk)->kobj, "mqstripe", "members");
+out:
+	mutex_unlock(&mqs_ctl_mutex);
+	return err;
+}
+
 /* ---- info and list --------------------------------------------------- */
 
 /**

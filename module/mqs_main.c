@@ -226,6 +226,25 @@ static int mqs_ctl_list(void __user *arg)
 	return mqs_copy_out(arg, &l, sizeof(l));
 }
 
+static int mqs_ctl_clear(void __user *arg)
+{
+	struct mqstripe_clear c;
+	int err;
+
+	err = mqs_copy_in(&c, arg, sizeof(c), 0, false);
+	if (err)
+		return err;
+	if (c.state || c.reserved0 || !mqs_zero(c.reserved, sizeof(c.reserved)))
+		return -EINVAL;
+	err = mqs_check_writable(arg, sizeof(c));
+	if (err)
+		return err;
+	err = mqs_array_clear(c.index, c.slot, &c.state);
+	if (err)
+		return err;
+	return mqs_copy_out(arg, &c, sizeof(c));
+}
+
 static long mqs_ctl_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -245,6 +264,8 @@ static long mqs_ctl_ioctl(struct file *file, unsigned int cmd,
 		return mqs_ctl_info(argp);
 	case MQSTRIPE_IOC_LIST:
 		return mqs_ctl_list(argp);
+	case MQSTRIPE_IOC_CLEAR:
+		return mqs_ctl_clear(argp);
 	default:
 		return -ENOTTY;
 	}

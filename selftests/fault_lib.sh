@@ -310,6 +310,26 @@ EOF
 		fi
 	done
 
+	# FT_CLEAR=1: the fault was transient: lifted, the member cleared, the
+	# array is active and verifies over every member; then it fails again
+	if [ "${FT_CLEAR:-0}" = 1 ]; then
+		fault_off || mqs_die "fault lifted for clear"
+		check_match "stripectl clear $bad: was faulty, is ok now" \
+			"slot $bad \\([0-9]+:[0-9]+\\) was faulty, is ok now" \
+			"$("$STRIPECTL" clear "$dev" "$bad" 2>&1)"
+		"$STRIPECTL" status --json "$dev" >"$J" 2>&1
+		check_eq "after clear: member $bad ok, the array active" "ok active" \
+			"$(jget "$J" "members.$bad.state" state)"
+		check_cmd "after clear: rows 0-1 written and verified over every member" \
+			pattern verify "$dev" 0 $((2 * n * ch)) 63
+		check_match "clear of an ok member: nothing to clear" \
+			"slot $bad .* is ok: nothing to clear" "$("$STRIPECTL" clear "$dev" "$bad" 2>&1)"
+		fault_on || mqs_die "member $bad fails IO again"
+		pattern rw read "$dev" $((bad * ch)) 4096 >/dev/null 2>&1
+		"$STRIPECTL" status --json "$dev" >"$J" 2>&1
+		check_eq "member $bad fails again: faulty" faulty "$(jget "$J" "members.$bad.state")"
+	fi
+
 	# with the member still failing
 	check_stop "$dev"
 	[ -e "/sys/block/${dev##*/}" ] && mqs_die "the array must stop to go on"

@@ -394,6 +394,15 @@ static void sane_struct(int vi, void *buf, bool sane_members, bool *wide,
 		*nr_out = in->members_cap;
 		break;
 	}
+	case 5: {
+		struct mqstripe_clear *x = buf;
+
+		*x = (struct mqstripe_clear){ .hdr = HDR(*x) };
+		x->index = W->nlive && chance(50) ? W->live[rndn(W->nlive)] :
+			   chance(90) ? rndn(16) : rnd();
+		x->slot = chance(90) ? rndn(4) : rnd();
+		break;
+	}
 	case 4: {
 		struct mqstripe_list *l = buf;
 
@@ -777,6 +786,10 @@ static void fuzz_one(void)
 	case 3:
 		if (!e)
 			check_info_result(&out.i);
+		break;
+	case 5:
+		if (!e && out.x.state > MQSTRIPE_MEMBER_GONE)
+			bad_call("CLEAR: state %u", out.x.state);
 		break;
 	case 4:
 		if (!e && (out.l.count > (1U << 20) >> 4 ||

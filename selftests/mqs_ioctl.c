@@ -241,6 +241,7 @@ static void t_create(void)
 	struct mqstripe_info info;
 	struct mqstripe_member_info mi[3];
 	struct mqstripe_remove r;
+	struct mqstripe_clear x;
 	char path[64];
 	struct stat st;
 	int e, dup[2], bad[2];
@@ -313,6 +314,31 @@ static void t_create(void)
 	r.reserved[0] = 1;
 	expect(xioctl(MQSTRIPE_IOC_REMOVE, &r), EINVAL, "REMOVE reserved[0] 1");
 	ktap_result(!stat(path, &st), "%s still there after the refused REMOVEs", path);
+
+	/* CLEAR: of an ok member nothing changes; the refusals */
+	x = (struct mqstripe_clear){ .hdr = HDR(x), .index = idx, .slot = 2 };
+	x.state = 77;
+	e = xioctl(MQSTRIPE_IOC_CLEAR, &x);
+	expect(e, EINVAL, "CLEAR state 77 in (an output)");
+	x.state = 0;
+	e = xioctl(MQSTRIPE_IOC_CLEAR, &x);
+	expect(e, 0, "CLEAR of an ok member");
+	ktap_result(!e && x.state == MQSTRIPE_MEMBER_OK && x.slot == 2 && x.index == idx,
+		    "CLEAR of an ok member: state ok before, slot and index kept (state %u)",
+		    x.state);
+	x = (struct mqstripe_clear){ .hdr = HDR(x), .index = idx, .slot = 3 };
+	expect(xioctl(MQSTRIPE_IOC_CLEAR, &x), EINVAL, "CLEAR slot 3 of 3 members");
+	x = (struct mqstripe_clear){ .hdr = HDR(x), .index = 100000 };
+	expect(xioctl(MQSTRIPE_IOC_CLEAR, &x), ENODEV, "CLEAR of a missing array");
+	x = (struct mqstripe_clear){ .hdr = HDR(x), .index = idx };
+	x.hdr.size -= 8;
+	expect(xioctl(MQSTRIPE_IOC_CLEAR, &x), EINVAL, "CLEAR hdr.size - 8");
+	x = (struct mqstripe_clear){ .hdr = HDR(x), .index = idx };
+	x.reserved0 = 1;
+	expect(xioctl(MQSTRIPE_IOC_CLEAR, &x), EINVAL, "CLEAR reserved0 1");
+	x = (struct mqstripe_clear){ .hdr = HDR(x), .index = idx };
+	x.reserved[3] = 1;
+	expect(xioctl(MQSTRIPE_IOC_CLEAR, &x), EINVAL, "CLEAR reserved[3] 1");
 
 	/* a member of this array cannot go into another one */
 	{
@@ -747,6 +773,8 @@ static int eperm_all(char *out, size_t outlen)
 	TRY(MQSTRIPE_IOC_INFO, &u);
 	u.l = (struct mqstripe_list){ .hdr = HDR(u.l) };
 	TRY(MQSTRIPE_IOC_LIST, &u);
+	u.x = (struct mqstripe_clear){ .hdr = HDR(u.x) };
+	TRY(MQSTRIPE_IOC_CLEAR, &u);
 	/* every number of the driver's type, with a zeroed and a NULL arg */
 	memset(&u, 0, sizeof(u));
 	for (nr = 0; nr < 256; nr++)

@@ -9,7 +9,9 @@
 # Then: the fio jobs on member 1 end with EIO, the others verify without
 # error, every job ends within 60 s of the fault, single IOs touching
 # member 1 fail and the others work, `stripectl status --json` shows
-# member 1 faulty with error counts and no errors elsewhere, the array
+# member 1 faulty with error counts and no errors elsewhere; with the
+# fault lifted, "stripectl clear" makes member 1 ok and the array active,
+# and data written then verifies; failing again, the array
 # stops, and after the fault is lifted and the array assembled again the
 # data acknowledged before and during the fault reads back.
 # Catches: errors reported on requests that did not touch the member, a
@@ -43,5 +45,6 @@ fault_off() { dm_switch fl1 "$LINEAR"; }
 FT_MEMBERS=("${NV[0]}" "$DM_DEV" "${NV[2]}" "${NV[3]}")
 FT_BAD=1
 FT_CHUNK=$((64 << 10))
+FT_CLEAR=1
 member_fault_test
 mqs_finish

@@ -78,7 +78,9 @@ struct mqstripe_ioctl_hdr {
 #define MQSTRIPE_FEAT_NOWAIT		(1ULL << 5)
 /* CREATE takes MQSTRIPE_CREATE_F_READONLY */
 #define MQSTRIPE_FEAT_READONLY		(1ULL << 6)
-#define MQSTRIPE_FEAT_ALL		((1ULL << 7) - 1)
+/* MQSTRIPE_IOC_CLEAR */
+#define MQSTRIPE_FEAT_CLEAR		(1ULL << 7)
+#define MQSTRIPE_FEAT_ALL		((1ULL << 8) - 1)
 
 /**
  * struct mqstripe_version - MQSTRIPE_IOC_GET_VERSION
@@ -214,6 +216,35 @@ struct mqstripe_remove {
 	__u64 reserved[4];
 };
 
+/**
+ * struct mqstripe_clear - MQSTRIPE_IOC_CLEAR: a faulty member is ok again
+ * @hdr: common header.
+ * @index: in: N of /dev/mqstripeN.
+ * @slot: in: the member's slot, 0..nr_members-1.
+ * @state: out: the member's state before (MQSTRIPE_MEMBER_*).
+ * @reserved0: must be zero.
+ * @reserved: must be zero.
+ *
+ * For a member marked faulty by IO errors that were transient (a path, a
+ * cable, a controller reset) and that answers again: its state goes back
+ * to MQSTRIPE_MEMBER_OK, its first error is forgotten (its error counts
+ * stay), the array is active again when no other member is faulty or
+ * gone, and a change uevent (MQSTRIPE_EVENT=member_cleared) goes out.  A
+ * member that is ok stays so (@state tells).  Nothing is read or written
+ * to check the member: the admin vouches for it.  Errors: ENODEV (no such
+ * array), ENXIO (the member is gone: its disk went away, nothing brings it
+ * back but a stop and an assemble), EINVAL (@slot out of range, header,
+ * reserved fields), EPERM, EFAULT.
+ */
+struct mqstripe_clear {
+	struct mqstripe_ioctl_hdr hdr;
+	__u32 index;
+	__u32 slot;
+	__u32 state;
+	__u32 reserved0;
+	__u64 reserved[4];
+};
+
 /* Array and member states. */
 #define MQSTRIPE_STATE_ACTIVE	0	/* every member answers */
 #define MQSTRIPE_STATE_FAILED	1	/* a member failed: IO to it fails */
@@ -320,5 +351,7 @@ struct mqstripe_list {
 	_IOWR(MQSTRIPE_IOC_MAGIC, 0x03, struct mqstripe_info)
 #define MQSTRIPE_IOC_LIST \
 	_IOWR(MQSTRIPE_IOC_MAGIC, 0x04, struct mqstripe_list)
+#define MQSTRIPE_IOC_CLEAR \
+	_IOWR(MQSTRIPE_IOC_MAGIC, 0x05, struct mqstripe_clear)
 
 #endif /* _UAPI_LINUX_MQSTRIPE_H */

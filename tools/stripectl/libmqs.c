@@ -148,6 +148,32 @@ int mqs_remove(struct mqs_ctl *ctl, uint32_t index)
 }
 
 /**
+ * mqs_clear() - a faulty member of array @index is ok again
+ * @ctl: open control.
+ * @index: N of /dev/mqstripeN.
+ * @slot: the member's slot.
+ * @before: out: its state before (MQSTRIPE_MEMBER_*).
+ *
+ * Return: 0, -ENODEV (no such array), -ENXIO (the member is gone),
+ * -EINVAL (no such slot), -ENOTTY (a module without the command), or
+ * another negative errno.
+ */
+int mqs_clear(struct mqs_ctl *ctl, uint32_t index, uint32_t slot,
+	      uint32_t *before)
+{
+	struct mqstripe_clear c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	hdr_init(&c.hdr, sizeof(c), 0);
+	c.index = index;
+	c.slot = slot;
+	rc = do_ioctl(ctl, MQSTRIPE_IOC_CLEAR, &c.hdr);
+	*before = c.state;
+	return rc;
+}
+
+/**
  * mqs_info() - describe array @index
  * @ctl: open control.
  * @index: N of /dev/mqstripeN.

@@ -23,6 +23,8 @@ void mqs_ctl_close(struct mqs_ctl *ctl);
 int mqs_get_version(struct mqs_ctl *ctl, struct mqstripe_version *v);
 int mqs_create(struct mqs_ctl *ctl, struct mqstripe_create *c);
 int mqs_remove(struct mqs_ctl *ctl, uint32_t index);
+int mqs_clear(struct mqs_ctl *ctl, uint32_t index, uint32_t slot,
+	      uint32_t *before);
 int mqs_info(struct mqs_ctl *ctl, uint32_t index, struct mqstripe_info *info,
 	     struct mqstripe_member_info *members, uint32_t cap);
 int mqs_list(struct mqs_ctl *ctl, uint32_t **indexes, uint32_t *count);

@@ -139,6 +139,26 @@ static const struct cmd commands[] = {
 		.missing = "no DEVICE given",
 	},
 	{
+		.name = "clear",
+		.fn = cmd_clear,
+		.args = "ARRAY SLOT",
+		.summary = "bring a faulty member back",
+		.description =
+"A member that the module marked faulty after IO errors (state 'faulty'\n"
+"in 'stripectl status'; the array is 'failed') is ok again, and the array\n"
+"active when no other member is faulty or gone: for an error that was\n"
+"transient (a path, a cable, a controller reset) once the member answers\n"
+"again.  Its error counts stay.  Nothing is read or written to check the\n"
+"member: check it first (and the data that the failed IO touched).  A\n"
+"member that is gone (its disk went away) cannot be cleared: stop the\n"
+"array and assemble it once the disk is back.  ARRAY is /dev/mqstripeN,\n"
+"mqstripeN, a link to it or the array's name; SLOT as 'stripectl status'\n"
+"shows it.",
+		.min_args = 2,
+		.max_args = 2,
+		.missing = "give ARRAY and SLOT",
+	},
+	{
 		.name = "list",
 		.fn = cmd_list,
 		.args = "[OPTIONS]",

@@ -48,6 +48,7 @@ struct cmd {
 
 int cmd_create(const struct cmd *cmd, int argc, char **argv);
 int cmd_stop(const struct cmd *cmd, int argc, char **argv);
+int cmd_clear(const struct cmd *cmd, int argc, char **argv);
 int cmd_list(const struct cmd *cmd, int argc, char **argv);
 int cmd_status(const struct cmd *cmd, int argc, char **argv);
 int cmd_assemble(const struct cmd *cmd, int argc, char **argv);

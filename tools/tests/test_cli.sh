@@ -144,6 +144,9 @@ expect 2 "examine: give --json or --export, not both" examine --json --export /d
 expect 2 "zero-superblock: no MEMBER given" zero-superblock
 expect 2 "stop: no DEVICE given" stop
 expect 2 "stop: unexpected argument 'b'" stop a b
+expect 2 "clear: give ARRAY and SLOT" clear a
+expect 2 "clear: SLOT: 'b' is not a number" clear a b
+expect 2 "clear: unexpected argument '2'" clear a 1 2
 expect 2 "status: no DEVICE given" status
 expect 2 "status: unknown option '--bogus'" status --bogus mqstripe0
 expect 2 "list: unexpected argument 'x'" list x

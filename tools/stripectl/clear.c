@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stripectl clear: a member that the module marked faulty after IO errors
+ * that were transient (a path, a cable, a controller reset) is ok again
+ * (MQSTRIPE_IOC_CLEAR).  A member that is gone cannot be cleared: its
+ * disk went away, and only a stop and an assemble bring it back.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "libmqs.h"
+#include "opts.h"
+#include "parse.h"
+#include "stripectl.h"
+
+int cmd_clear(const struct cmd *cmd, int argc, char **argv)
+{
+	const struct opt opts[] = { { 0 } };
+	struct mqstripe_member_info *members = NULL;
+	struct mqstripe_info info;
+	struct mqs_ctl ctl;
+	char err[MQS_ERR_LEN], node[64];
+	uint32_t index, nr, before;
+	uint64_t slot;
+	int first, rc;
+
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
+	if (argc - first != 2) {
+		mqs_error("clear: give ARRAY and SLOT: see 'stripectl clear --help'");
+		return MQS_EXIT_USAGE;
+	}
+	if (mqs_parse_uint(argv[first + 1], MQSTRIPE_MAX_MEMBERS - 1, &slot,
+			   err, sizeof(err))) {
+		mqs_error("clear: SLOT: %s", err);
+		return MQS_EXIT_USAGE;
+	}
+	if (find_array_or_report(&ctl, argv[first], &index, &info, &members,
+				 &nr))
+		return MQS_EXIT_FAIL;
+	mqs_array_node(index, node, sizeof(node));
+	rc = MQS_EXIT_FAIL;
+	if (slot >= info.nr_members) {
+		mqs_error("%s: no slot %" PRIu64 ": the array has slots 0 to %u (see 'stripectl status %s')",
+			  node, slot, info.nr_members - 1, node);
+		goto out;
+	}
+	rc = mqs_clear(&ctl, index, (uint32_t)slot, &before);
+	switch (-rc) {
+	case 0:
+		if (before == MQSTRIPE_MEMBER_OK)
+			printf("%s: slot %" PRIu64 " (%u:%u) is ok: nothing to clear\n",
+			       node, slot, members[slot].major,
+			       members[slot].minor);
+		else
+			printf("%s: slot %" PRIu64 " (%u:%u) was %s, is ok now\n",
+			       node, slot, members[slot].major,
+			       members[slot].minor, member_state_name(before));
+		rc = MQS_EXIT_OK;
+		break;
+	case ENXIO:
+		mqs_error("%s: slot %" PRIu64 " (%u:%u) is gone: its disk went away, and clear cannot bring it back; stop the array and assemble it once the disk is back",
+			  node, slot, members[slot].major, members[slot].minor);
+		rc = MQS_EXIT_FAIL;
+		break;
+	case ENOTTY:
+		mqs_error("%s: the loaded mqstripe module has no clear command (an older module): load the module of this stripectl",
+			  node);
+		rc = MQS_EXIT_FAIL;
+		break;
+	default:
+		mqs_error("%s: clear slot %" PRIu64 ": %s", node, slot,
+			  strerror(-rc));
+		rc = MQS_EXIT_FAIL;
+		break;
+	}
+out:
+	free(members);
+	mqs_ctl_close(&ctl);
+	return rc;
+}
