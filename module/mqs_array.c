@@ -2,10 +2,10 @@
 /*
  * mqstripe: creating and removing arrays, and their sysfs attributes.
  *
- * Locking: mqs_ctl_mutex serialises every create, remove, info and list and
- * protects mqs_arrays.  A removal first marks the array dying under the
- * disk's open_mutex (so no new opener can slip in between the openers check
- * and del_gendisk), as loop does with Lo_rundown.
+ * Locking: mqs_ctl_mutex serialises every create, remove, clear, info and
+ * list and protects mqs_arrays.  A removal first marks the array dying under
+ * the disk's open_mutex (so no new opener can slip in between the openers
+ * check and del_gendisk), as loop does with Lo_rundown.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -1068,8 +1068,11 @@ void mqs_array_remove_all(void)
  *
  * A faulty member is ok again: its first block status is forgotten, the
  * array_failed uevent may go out again at the next failure, and a
- * member_cleared uevent tells udev and monitors.  A failure that races
- * with this marks the member faulty again, as it should.
+ * member_cleared uevent tells udev and monitors.  The event work is
+ * flushed first, so that an event of the failure being cleared does not
+ * follow member_cleared.  A bio that fails after the state is ok again
+ * marks the member faulty again, with its own uevent; one that fails
+ * while the state is still faulty is one of the failures being cleared.
  *
  * Context: process, takes mqs_ctl_mutex.
  * Return: 0; -ENODEV (no such array), -EINVAL (@slot out of range),
@@ -1079,7 +1082,7 @@ int mqs_array_clear(u32 index, u32 slot, u32 *state)
 {
 	struct mqs_array *a;
 	struct mqs_member *m;
-	int err = 0;
+	int err = 0, status;
 
 	mutex_lock(&mqs_ctl_mutex);
 	a = mqs_find(index);
@@ -1092,18 +1095,21 @@ int mqs_array_clear(u32 index, u32 slot, u32 *state)
 		goto out;
 	}
 	m = &a->members[slot];
+	flush_work(&a->event_work);
+	status = atomic_read(&m->first_status);
 	*state = mqs_member_state(m);
+	if (*state == MQSTRIPE_MEMBER_FAULTY &&
+	    atomic_cmpxchg(&m->state, MQSTRIPE_MEMBER_FAULTY,
+			   MQSTRIPE_MEMBER_OK) != MQSTRIPE_MEMBER_FAULTY)
+		*state = mqs_member_state(m);	/* gone meanwhile */
 	if (*state == MQSTRIPE_MEMBER_GONE) {
 		err = -ENXIO;
 		goto out;
 	}
 	if (*state == MQSTRIPE_MEMBER_OK)
 		goto out;
-	atomic_set(&m->first_status, 0);
-	clear_bit(MQS_EV_FAULTY, &m->events);
-	if (atomic_cmpxchg(&m->state, MQSTRIPE_MEMBER_FAULTY,
-			   MQSTRIPE_MEMBER_OK) != MQSTRIPE_MEMBER_FAULTY)
-		goto out;	/* gone meanwhile: its event says so */
+	/* a later failure keeps its own status */
+	atomic_cmpxchg(&m->first_status, status, 0);
 	pr_info("%s: member %u (%pg) cleared: faulty before, ok now\n",
 		a->disk->disk_name, slot, m->bdev);
 	if (!mqs_array_failed(a))

@@ -394,15 +394,6 @@ static void sane_struct(int vi, void *buf, bool sane_members, bool *wide,
 		*nr_out = in->members_cap;
 		break;
 	}
-	case 5: {
-		struct mqstripe_clear *x = buf;
-
-		*x = (struct mqstripe_clear){ .hdr = HDR(*x) };
-		x->index = W->nlive && chance(50) ? W->live[rndn(W->nlive)] :
-			   chance(90) ? rndn(16) : rnd();
-		x->slot = chance(90) ? rndn(4) : rnd();
-		break;
-	}
 	case 4: {
 		struct mqstripe_list *l = buf;
 
@@ -410,6 +401,15 @@ static void sane_struct(int vi, void *buf, bool sane_members, bool *wide,
 		l->indexes_cap = chance(30) ? 0 : chance(90) ? rndn(64) : rnd();
 		*fd_arr = &l->indexes_ptr;
 		*nr_out = l->indexes_cap;
+		break;
+	}
+	case 5: {
+		struct mqstripe_clear *x = buf;
+
+		*x = (struct mqstripe_clear){ .hdr = HDR(*x) };
+		x->index = W->nlive && chance(50) ? W->live[rndn(W->nlive)] :
+			   chance(90) ? rndn(16) : rnd();
+		x->slot = chance(90) ? rndn(4) : rnd();
 		break;
 	}
 	}
@@ -432,9 +432,11 @@ static void mutate(void *buf, size_t size)
 			0, 16, sizeof(struct mqstripe_version),
 			sizeof(struct mqstripe_create), sizeof(struct mqstripe_info),
 			sizeof(struct mqstripe_remove), sizeof(struct mqstripe_list),
+			sizeof(struct mqstripe_clear),
 		};
 
-		h->size = chance(50) ? s[rndn(7)] : (uint32_t)size + rndn(3) - 1;
+		h->size = chance(50) ? s[rndn(sizeof(s) / sizeof(s[0]))] :
+				       (uint32_t)size + rndn(3) - 1;
 		break;
 	}
 	case 2:

@@ -61,13 +61,26 @@ struct asm_ctx {
 	bool force;		/* --force: stale members accepted */
 	bool readonly;		/* --readonly: no superblock written */
 	bool change;		/* --change: a change event's device */
+	bool defer_missing;	/* --scan: defer_missing() */
 	/* --scan: the rounds so far (an array on arrays needs one each) */
 	unsigned int round;
 	size_t started;		/* arrays this round started */
 	uint64_t *seen;		/* devices earlier rounds examined */
 	size_t nseen;
+	/* --scan: arrays with a slot missing, said after the last round */
+	struct asm_missing *missing;
+	size_t nmissing;
 	uint32_t metadata;	/* --metadata: format to write, 0 to keep */
 };
+
+/* an array --scan found incomplete: a later round may complete it */
+struct asm_missing {
+	uint8_t uuid[MQSTRIPE_UUID_LEN];
+	char why[MQS_ERR_LEN];
+};
+
+/* The result of check_and_start() for a missing slot with --scan. */
+#define ASM_DEFERRED	(-1)
 
 static void uuid_dir(const uint8_t uuid[16], char *buf, size_t len)
 {
@@ -469,6 +482,35 @@ static void report_stale(struct mqs_cand *const *c, size_t n)
 }
 
 /* Check @c[0..n-1] (one array) and start it. */
+/*
+ * --scan: remember why array @uuid is incomplete (a slot missing) instead
+ * of saying it now: its missing member may be an array that a later round
+ * starts (an array on arrays).  Said after the last round if it still does
+ * not run (report_missing()).
+ */
+static int defer_missing(struct asm_ctx *ctx, const uint8_t *uuid,
+			 const char *why)
+{
+	struct asm_missing *more;
+	size_t i;
+
+	for (i = 0; i < ctx->nmissing; i++)
+		if (!memcmp(ctx->missing[i].uuid, uuid, MQSTRIPE_UUID_LEN))
+			break;
+	if (i == ctx->nmissing) {
+		more = realloc(ctx->missing, (i + 1) * sizeof(*more));
+		if (!more) {
+			mqs_error("%s", why);
+			return MQS_EXIT_FAIL;
+		}
+		ctx->missing = more;
+		ctx->nmissing++;
+		memcpy(more[i].uuid, uuid, MQSTRIPE_UUID_LEN);
+	}
+	snprintf(ctx->missing[i].why, sizeof(ctx->missing[i].why), "%s", why);
+	return ASM_DEFERRED;
+}
+
 static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 			   bool quiet_if_running)
 {
@@ -485,7 +527,12 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 		rc = MQS_EXIT_FAIL;
 		goto out;
 	}
-	if (mqs_group_check(c, n, ctx->force, slots, err, sizeof(err))) {
+	rc = mqs_group_check(c, n, ctx->force, slots, err, sizeof(err));
+	if (rc == -ENODEV && ctx->defer_missing) {
+		rc = defer_missing(ctx, c[0]->sb.array_uuid, err);
+		goto out;
+	}
+	if (rc) {
 		mqs_error("%s", err);
 		rc = MQS_EXIT_FAIL;
 		goto out;
@@ -614,18 +661,7 @@ static void note_denied(struct asm_ctx *ctx, const struct mqs_conf *conf,
 		  label, path, why, u);
 }
 
-/*
- * Group the scanned devices by array UUID; a group's first device is its
- * first with a valid superblock, if it has one.  Names count only from
- * valid superblocks: with --name, two arrays of that name refuse both;
- * without --name or --uuid, two of one name start neither (a damaged
- * superblock is no twin: it is refused on its own).  An array that
- * /etc/mqstripe.conf does not allow is left alone (a note says why) and
- * does not count as a twin.  For each selected array: skip it if it runs,
- * refuse it if one of its devices has a damaged superblock, else check
- * and start it.  One array failing does not keep the others from starting.
- */
-/* Has the array of @ref a device that no earlier --scan round examined? */
+/* Has array @array_uuid a device no earlier --scan round examined? */
 static bool group_is_new(const struct asm_ctx *ctx,
 			 const struct mqs_cand *cands, size_t n,
 			 const uint8_t *array_uuid)
@@ -664,6 +700,17 @@ static bool remember_seen(struct asm_ctx *ctx, const struct mqs_cand *cands,
 	return true;
 }
 
+/*
+ * Group the scanned devices by array UUID; a group's first device is its
+ * first with a valid superblock, if it has one.  Names count only from
+ * valid superblocks: with --name, two arrays of that name refuse both;
+ * without --name or --uuid, two of one name start neither (a damaged
+ * superblock is no twin: it is refused on its own).  An array that
+ * /etc/mqstripe.conf does not allow is left alone (a note says why) and
+ * does not count as a twin.  For each selected array: skip it if it runs,
+ * refuse it if one of its devices has a damaged superblock, else check
+ * and start it.  One array failing does not keep the others from starting.
+ */
 static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			 const uint8_t *uuid)
 {
@@ -824,10 +871,11 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			ret = MQS_EXIT_FAIL;
 			continue;
 		}
-		if (check_and_start(ctx, group, k, true))
-			ret = MQS_EXIT_FAIL;
-		else
+		rc = check_and_start(ctx, group, k, true);
+		if (!rc)
 			ctx->started++;
+		else if (rc != ASM_DEFERRED)
+			ret = MQS_EXIT_FAIL;
 	}
 	if (!remember_seen(ctx, cands, n))
 		ctx->started = 0;	/* no further round */
@@ -853,8 +901,12 @@ out:
 static int assemble_scan_rounds(struct asm_ctx *ctx, const char *name,
 				const uint8_t *uuid)
 {
+	struct mqstripe_info info;
+	uint32_t index;
 	int rc = MQS_EXIT_OK;
+	size_t i;
 
+	ctx->defer_missing = true;
 	for (ctx->round = 0; ctx->round < MQS_SCAN_ROUNDS; ctx->round++) {
 		ctx->started = 0;
 		if (assemble_scan(ctx, name, uuid))
@@ -863,6 +915,19 @@ static int assemble_scan_rounds(struct asm_ctx *ctx, const char *name,
 		if (!ctx->started)
 			break;
 	}
+	/* the incomplete arrays that no round completed */
+	for (i = 0; i < ctx->nmissing; i++) {
+		if (!ctx_ctl(ctx) &&
+		    !mqs_find_uuid(&ctx->ctl, ctx->missing[i].uuid, &index,
+				   &info))
+			continue;
+		mqs_error("%s", ctx->missing[i].why);
+		rc = MQS_EXIT_FAIL;
+	}
+	free(ctx->missing);
+	ctx->missing = NULL;
+	ctx->nmissing = 0;
+	ctx->defer_missing = false;
 	free(ctx->seen);
 	ctx->seen = NULL;
 	ctx->nseen = 0;
@@ -1076,6 +1141,15 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		goto out;
 	}
 	rc = check_and_start(ctx, c, have, false);
+	/*
+	 * A failed start may have written the members (and put their blocks
+	 * back): on md and loop members those writes make change events,
+	 * which would try again, and again.  At a change event a failed start
+	 * leaves the array as a stop does; add events record it anew, and a
+	 * start by hand goes on.
+	 */
+	if (rc && ctx->change)
+		incr_stopped(me.sb.array_uuid);
 out:
 	mqs_cand_free(&me);
 	for (s = 0; cands && s < nr; s++) {

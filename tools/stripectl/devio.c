@@ -305,10 +305,11 @@ bool mqs_stacked_under(uint64_t devno, char *holder, size_t len)
 
 /*
  * Does @path carry the metadata of an md array or a firmware RAID set
- * (libblkid's "raid" usage: linux_raid_member, isw_raid_member, ...)?  A
- * leg of an md mirror with its metadata at the end shows the superblock
+ * (libblkid types *_raid_member: linux_raid_member, isw_raid_member, ...)?
+ * A leg of an md mirror with its metadata at the end shows the superblock
  * of an array on the mirror at the same place; started on the leg, the
- * array would split the mirror.  The udev rule skips such devices too.
+ * array would split the mirror.  The udev rule skips the same devices
+ * (ID_FS_TYPE=="?*_raid_member").
  */
 static bool raid_leg(const char *path)
 {
@@ -325,8 +326,11 @@ static bool raid_leg(const char *path)
 	blkid_probe_filter_superblocks_usage(pr, BLKID_FLTR_ONLYIN,
 					     BLKID_USAGE_RAID);
 	if (!blkid_do_safeprobe(pr) &&
-	    !blkid_probe_lookup_value(pr, "TYPE", &type, NULL))
-		leg = true;
+	    !blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
+		size_t n = strlen(type), m = strlen("_raid_member");
+
+		leg = n > m && !strcmp(type + n - m, "_raid_member");
+	}
 	blkid_free_probe(pr);
 	return leg;
 }

@@ -528,6 +528,19 @@ done
 sc assemble --incremental --change "$L1"
 check "--change after a boot, last member: started" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+# a start at a change event that fails leaves the array as a stop does:
+# its own writes (the blocks put back) make change events on md and loop
+# members, which must not try again and again
+rm -rf "${MQSTRIPE_RUN_DIR:?}/$uuid_db"
+for d in "$L2" "$L0"; do
+	sc assemble --incremental --change "$d"
+done
+FAKE_MQS_CREATE_FAIL=16,4,1 sc assemble --incremental --change "$L1"
+check "--change, a start that fails: refused, the array marked stopped, no records" \
+	eval 'rc_is 1 && [ -z "$(LD_PRELOAD=$FAKE $STRIPECTL list)" ] && [ -e "$MQSTRIPE_RUN_DIR/$uuid_db/stopped" ] && [ -z "$(records "$uuid_db")" ]'
+sc assemble --incremental --change "$L1"
+check "... the next change event tries nothing" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && no_err && [ -z "$(records "$uuid_db")" ]'
+rm -rf "${MQSTRIPE_RUN_DIR:?}/$uuid_db"
 
 # /etc/mqstripe.conf (MQSTRIPE_CONF): with AUTO no, assemble --scan and
 # --incremental start only the arrays its ARRAY lines name; a disk from
