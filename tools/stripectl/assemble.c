@@ -117,6 +117,12 @@ void incr_forget(const uint8_t uuid[16])
 
 #define INCR_STOPPED	"stopped"
 
+/* RUN_DIR/UUID/stopped, for the array directory @dir */
+static void stopped_path(const char *dir, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/" INCR_STOPPED, dir);
+}
+
 /**
  * incr_stopped() - forget an array's incremental records and mark it
  *	stopped by "stripectl stop"
@@ -137,7 +143,7 @@ void incr_stopped(const uint8_t uuid[16])
 	uuid_dir(uuid, dir, sizeof(dir));
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return;
-	snprintf(path, sizeof(path), "%s/" INCR_STOPPED, dir);
+	stopped_path(dir, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		close(fd);
@@ -148,7 +154,7 @@ static bool incr_was_stopped(const char *dir)
 {
 	char path[PATH_MAX + sizeof(INCR_STOPPED) + 1];
 
-	snprintf(path, sizeof(path), "%s/" INCR_STOPPED, dir);
+	stopped_path(dir, path, sizeof(path));
 	return !access(path, F_OK);
 }
 
@@ -486,7 +492,7 @@ static void report_stale(struct mqs_cand *const *c, size_t n)
  * --scan: remember why array @uuid is incomplete (a slot missing) instead
  * of saying it now: its missing member may be an array that a later round
  * starts (an array on arrays).  Said after the last round if it still does
- * not run (report_missing()).
+ * not run (assemble_scan_rounds()).
  */
 static int defer_missing(struct asm_ctx *ctx, const uint8_t *uuid,
 			 const char *why)

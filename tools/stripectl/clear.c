@@ -23,7 +23,7 @@ int cmd_clear(const struct cmd *cmd, int argc, char **argv)
 	struct mqstripe_member_info *members = NULL;
 	struct mqstripe_info info;
 	struct mqs_ctl ctl;
-	char err[MQS_ERR_LEN], node[64];
+	char err[MQS_ERR_LEN], node[64], dev[24];
 	uint32_t index, nr, before;
 	uint64_t slot;
 	int first, rc;
@@ -50,22 +50,22 @@ int cmd_clear(const struct cmd *cmd, int argc, char **argv)
 			  node, slot, info.nr_members - 1, node);
 		goto out;
 	}
+	snprintf(dev, sizeof(dev), "%u:%u", members[slot].major,
+		 members[slot].minor);
 	rc = mqs_clear(&ctl, index, (uint32_t)slot, &before);
 	switch (-rc) {
 	case 0:
 		if (before == MQSTRIPE_MEMBER_OK)
-			printf("%s: slot %" PRIu64 " (%u:%u) is ok: nothing to clear\n",
-			       node, slot, members[slot].major,
-			       members[slot].minor);
+			printf("%s: slot %" PRIu64 " (%s) is ok: nothing to clear\n",
+			       node, slot, dev);
 		else
-			printf("%s: slot %" PRIu64 " (%u:%u) was %s, is ok now\n",
-			       node, slot, members[slot].major,
-			       members[slot].minor, member_state_name(before));
+			printf("%s: slot %" PRIu64 " (%s) was %s, is ok now\n",
+			       node, slot, dev, member_state_name(before));
 		rc = MQS_EXIT_OK;
 		break;
 	case ENXIO:
-		mqs_error("%s: slot %" PRIu64 " (%u:%u) is gone: its disk went away, and clear cannot bring it back; stop the array and assemble it once the disk is back",
-			  node, slot, members[slot].major, members[slot].minor);
+		mqs_error("%s: slot %" PRIu64 " (%s) is gone: its disk went away, and clear cannot bring it back; stop the array and assemble it once the disk is back",
+			  node, slot, dev);
 		rc = MQS_EXIT_FAIL;
 		break;
 	case ENOTTY:
