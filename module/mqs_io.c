@@ -382,13 +382,12 @@ static struct bio *mqs_alloc_held(struct mqs_array *a, struct request *rq,
 }
 
 /*
- * A clone of @src for @bdev (the integrity path; the lean path where the
- * kernel has no bio_init_clone(), see mqs_clone_lean()).  A NOWAIT
+ * A clone of @src for @bdev (the integrity path, the piece path; the lean
+ * path where the kernel has no bio_init_clone(), see mqs_clone_lean()).  A NOWAIT
  * request does not wait at all: NULL.  With GFP_NOIO the bio (and an
  * integrity payload, see mqs_bioset_integrity_create()) comes from the
  * bio set's mempools and cannot fail.
  */
-#if defined(CONFIG_BLK_DEV_INTEGRITY) || !defined(HAVE_BIO_INIT_CLONE)
 static struct bio *mqs_clone_held(struct mqs_array *a, struct request *rq,
 				  struct block_device *bdev, struct bio *src,
 				  struct bio_list *out)
@@ -405,7 +404,6 @@ static struct bio *mqs_clone_held(struct mqs_array *a, struct request *rq,
 	mqs_bio_set_member(bio, bdev, src);
 	return bio;
 }
-#endif
 
 /*
  * The lean path's member bio: the request's own (struct mqs_cmd.mb), where
@@ -831,6 +829,88 @@ static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
 	return 1;
 }
 
+/*
+ * The piece path: a request of one bio that touches at most one chunk per
+ * member (no more chunks than members) puts one contiguous piece of that
+ * bio on each member it touches.  Each member bio is a clone of the bio,
+ * advanced to its piece and cut to its length: it shares the bio's bio_vec
+ * table, as the splits of md and dm do, where the gather would copy the
+ * table a page at a time (a bio_add_page() per page).  The first piece
+ * gets the lean path's bio (struct mqs_cmd.mb where the kernel has
+ * bio_init_clone()), the others come from the bio set.  Each piece must be
+ * within its member's limits as the lean path's clone is: max_sectors, and
+ * max_segments for the request's segment count (a piece of the request has
+ * no more segments than the whole; they were counted with the array's
+ * limits, the members' tightest segment size and boundaries).
+ * Return: true when the request's member bios were made here (a NOWAIT
+ * request that got no bio has its status set), false when it does not
+ * qualify (the gather does it).
+ */
+static bool mqs_queue_pieces(struct mqs_array *a, struct request *rq,
+			     blk_opf_t opf, const struct mqs_loc *loc,
+			     u32 chunks, struct bio_list *out)
+{
+	const struct mqs_geom *g = &a->geom;
+	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	u32 chunk = 1U << g->chunk_shift;
+	u32 left = blk_rq_sectors(rq), member = loc->member;
+	u32 len = min(left, loc->chunk_left);
+	sector_t sector = loc->sector;
+	u32 done = 0, i;
+
+	if (rq->bio != rq->biotail || chunks > g->nr_members)
+		return false;
+	for (i = 0; i < chunks; i++) {
+		struct request_queue *q =
+			bdev_get_queue(a->members[member].bdev);
+
+		if (len > queue_max_sectors(q) ||
+		    rq->nr_phys_segments > queue_max_segments(q))
+			return false;
+		left -= len;
+		len = min(left, chunk);
+		member = member + 1 == g->nr_members ? 0 : member + 1;
+	}
+
+	left = blk_rq_sectors(rq);
+	len = min(left, loc->chunk_left);
+	member = loc->member;
+	for (i = 0; i < chunks; i++) {
+		struct mqs_member *m = &a->members[member];
+		bool embedded = false;
+		struct bio *bio;
+
+		if (i == 0)
+			bio = mqs_clone_lean(a, rq, m->bdev, out, &embedded);
+		else
+			bio = mqs_clone_held(a, rq, m->bdev, rq->bio, out);
+		if (!bio) {
+			mqs_set_status(rq, BLK_STS_AGAIN);
+			break;
+		}
+		/* to the piece (this moves bi_sector too: set after it) */
+		if (done)
+			bio_advance(bio, done << SECTOR_SHIFT);
+		bio->bi_iter.bi_size = len << SECTOR_SHIFT;
+		mqs_init_bio(bio, rq, m, opf, sector);
+		container_of(bio, struct mqs_bio, bio)->embedded = embedded;
+		atomic_inc(&cmd->pending);
+		bio_list_add(out, bio);
+
+		done += len;
+		left -= len;
+		len = min(left, chunk);
+		/* the next piece starts a chunk: in this row, or the next */
+		sector = round_down(sector - g->data_offset_sectors, chunk) +
+			 g->data_offset_sectors;
+		if (++member == g->nr_members) {
+			member = 0;
+			sector += chunk;
+		}
+	}
+	return true;
+}
+
 #ifdef CONFIG_BLK_DEV_INTEGRITY
 /* A clone of @src for @member, counted in the request's references. */
 static struct bio *mqs_clone_alloc(struct mqs_array *a, struct request *rq,
@@ -939,6 +1019,9 @@ static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 		return lean > 0;
 	last_chunk = (start + blk_rq_sectors(rq) - 1) >> g->chunk_shift;
 	chunks = last_chunk - (start >> g->chunk_shift) + 1;
+	if (chunks <= g->nr_members &&
+	    mqs_queue_pieces(a, rq, opf, &loc, (u32)chunks, out))
+		return false;
 	touched = chunks < g->nr_members ? (u32)chunks : g->nr_members;
 	for (base = 0; base < touched; base += MQS_GATHER_SLOTS) {
 		struct mqs_gather_state gs = {

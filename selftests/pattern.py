@@ -29,8 +29,8 @@ So any sector read back names where it was written and by which pass.
         blkdiscard processes cannot run concurrently); exit 1 if any failed
 
 OFF, LEN, TAGOFF: bytes, multiples of the logical block size; suffixes K, M.
---tag defaults to OFF.  --vary: IO sizes cycle through odd multiples of 512
-so requests start and end at unaligned places.  --sync: how fill makes its
+--tag defaults to OFF.  --vary (fill, check): IO sizes cycle through odd
+multiples of 512 so requests start and end at unaligned places (else 1 MiB).  --sync: how fill makes its
 writes durable: fsync at the end (default), O_DSYNC on every write, or not.
 Exit 0 if all matched, 1 on a mismatch (first ones described), 2 on usage.
 """
@@ -144,13 +144,14 @@ def fill(dev, off, length, seed, tag, vary, sync="fsync"):
     return 0
 
 
-def check(dev, off, length, seed, tag, zero=False):
+def check(dev, off, length, seed, tag, zero=False, vary=False):
     d = Dev(dev)
     p = None if zero else Pat(seed)
     pos = 0
     bad = 0
+    it = sizes(vary)
     while pos < length:
-        n = min(1 << 20, length - pos)
+        n = min(next(it), length - pos, MAXIO)
         got = d.pread(off + pos, n)
         exp = bytes(n) if zero else p.get(tag + pos, n)
         if got != exp:
@@ -294,7 +295,8 @@ def main(argv):
             if cmd == "fill":
                 return fill(dev, off, length, seed, tag, opts.get("vary", False),
                             opts.get("sync", "fsync"))
-            return check(dev, off, length, seed, tag)
+            return check(dev, off, length, seed, tag,
+                         vary=opts.get("vary", False))
         if cmd == "verify" and len(pos) == 4:
             dev, off, length, seed = pos[0], num(pos[1]), num(pos[2]), num(pos[3])
             return fill(dev, off, length, seed, off, False) or \

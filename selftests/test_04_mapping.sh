@@ -6,7 +6,8 @@
 # the array (IO of odd sizes, so requests cross chunk and stripe
 # boundaries), read every member directly at the computed offsets and
 # compare byte for byte; then write the members directly and read the
-# array.  The member space before the data offset and after the last row
+# array (in 1 MiB reads, and in odd sizes, so that reads too cross chunk
+# and stripe boundaries anywhere).  The member space before the data offset and after the last row
 # must stay untouched.
 # Geometries: 4 NVMe, 64K chunk, 20 MiB of data per member (a large data
 # offset); 3 members, 4K chunk, 12K offset; 5 members, 128K chunk, default
@@ -87,6 +88,8 @@ geometry() {
 	fi
 	check_cmd "$name: the array reads what the members hold, by the rule" \
 		pattern check "$MQS_DEV" 0 "$cap" 12
+	check_cmd "$name: the same read in odd IO sizes" \
+		pattern check "$MQS_DEV" 0 "$cap" 12 --vary
 	check_cmd "$name: 1 MiB read ending at the array's end" \
 		pattern check "$MQS_DEV" $((cap - (1 << 20))) $((1 << 20)) 12
 	check_stop "$MQS_DEV"

@@ -26,7 +26,9 @@
 #    completion of a bio it submitted, 12 s against a T0 of 11 s on a
 #    loaded host; with the bios held it waits for good, or until something
 #    else submits them: still waiting after 250 s there);
-#  - fio, 8 jobs of 4K random writes (io_uring, iodepth 64) with an fsync
+#  - fio, 8 jobs of random writes of 4K to 16K (io_uring, iodepth 64; a
+#    write over 2 to 4 chunks is as many member bios, clones of its bio,
+#    all but the first from the bio set) with an fsync
 #    every 16 writes (a flush: up to 16 member bios, made in kblockd) and
 #    2 jobs of 64K random discards, 3 s, with no scheduler and with
 #    mq-deadline.
@@ -146,7 +148,7 @@ bounded() {
 }
 
 FIO=(fio --name=w --filename="$A" --direct=1 --ioengine=io_uring --rw=randwrite
-	--bs=4k --iodepth=64 --numjobs=8 --fsync=16 --size=200M
+	--bsrange=4k-16k --iodepth=64 --numjobs=8 --fsync=16 --size=200M
 	--time_based --runtime=3 --group_reporting
 	--name=t --filename="$A" --direct=1 --ioengine=psync --rw=randtrim
 	--bs=64k --numjobs=2 --size=200M --time_based --runtime=3)
@@ -160,7 +162,7 @@ for sched in none mq-deadline; do
 	t0=$((SECONDS - t0))
 	bounded "scheduler $sched: blkdiscard of 48 requests of 16 member bios (T0 $t0 s)" \
 		$((60 + 20 * t0)) "${DISCARD[@]}"
-	bounded "scheduler $sched: fio 4K random writes with fsync and discards" \
+	bounded "scheduler $sched: fio 4K-16K random writes with fsync and discards" \
 		$((120 * SCALE)) "${FIO[@]}"
 done
 check_cmd "pattern write/verify afterwards" bash -c \
