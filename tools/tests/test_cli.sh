@@ -147,6 +147,22 @@ expect 2 "stop: unexpected argument 'b'" stop a b
 expect 2 "clear: give ARRAY and SLOT" clear a
 expect 2 "clear: SLOT: 'b' is not a number" clear a b
 expect 2 "clear: unexpected argument '2'" clear a 1 2
+expect 2 "monitor: give --scan \(every array\) or the arrays to watch, not neither" monitor --syslog
+expect 2 "monitor: give --scan \(every array\) or the arrays to watch, not both" monitor --syslog --scan db
+expect 2 "monitor: nowhere to report: give --program, --mail or --syslog, or --scan with a MAILADDR or PROGRAM line in" monitor db
+MQSTRIPE_CONF=/nonexistent expect 2 "monitor: nowhere to report: .*or put a MAILADDR or PROGRAM line in /nonexistent \(mqstripe.conf\(5\)\)$" monitor --scan
+expect 2 "monitor: --program true: give the program's path \(it is run without a shell or PATH search\)" monitor --program true db
+expect 1 "monitor: --program /nonexistent: No such file or directory: give the path of an executable program" monitor --program /nonexistent db
+MQSTRIPE_SENDMAIL=/nonexistent expect 1 "monitor: mail to root needs /nonexistent: No such file or directory \(install a mail transfer agent" monitor --mail root db
+expect 2 "monitor: mail address 'a b' is empty or has blanks" monitor --mail 'a b' db
+expect 2 "monitor: 'bad name' is not an array's device, name or UUID: name has the byte 0x20" monitor --syslog 'bad name'
+expect 2 "monitor: /dev/null: not an mqstripe array: give an array's device" monitor --syslog /dev/null
+printf 'PROGRAM bin/alert\n' >"$TMP/conf"
+MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: $TMP/conf:1: PROGRAM 'bin/alert' is not an absolute path" monitor --scan
+printf 'PROGRAM /bin/true\nPROGRAM /bin/false\n' >"$TMP/conf"
+MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: $TMP/conf:2: PROGRAM given again \(first on line 1\): keep one" monitor --scan
+printf 'PROGRAM /nonexistent\n' >"$TMP/conf"
+MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: PROGRAM \($TMP/conf:1\) /nonexistent: No such file or directory" monitor --scan
 expect 2 "status: no DEVICE given" status
 expect 2 "status: unknown option '--bogus'" status --bogus mqstripe0
 expect 2 "list: unexpected argument 'x'" list x
@@ -253,7 +269,7 @@ else
 fi
 expect 0 "" -h
 expect 0 "" help
-for c in create stop list status help; do
+for c in create stop list status monitor help; do
 	expect 0 "" "$c" --help
 	if grep -q "^Usage: stripectl $c" "$TMP/out" &&
 	   [ "$(awk 'length > 80' "$TMP/out" | wc -l)" -eq 0 ]; then
