@@ -163,6 +163,40 @@ printf 'PROGRAM /bin/true\nPROGRAM /bin/false\n' >"$TMP/conf"
 MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: $TMP/conf:2: PROGRAM given again \(first on line 1\): keep one" monitor --scan
 printf 'PROGRAM /nonexistent\n' >"$TMP/conf"
 MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: PROGRAM \($TMP/conf:1\) /nonexistent: No such file or directory" monitor --scan
+
+# mqstripe-monitor.service's ExecCondition: true for a conf with a MAILADDR
+# or PROGRAM line (any case, indented), false without the file, for a
+# comment, a keyword without value or only other lines
+UNIT=$TOP/tools/systemd/mqstripe-monitor.service
+cond=$(sed -n 's/^ExecCondition=//p' "$UNIT")
+re=$(sed -n 's/.*"\(.*\)".*/\1/p' <<<"$cond")
+unit_cond() { grep -qsiE -- "$re" "$1"; }
+if [[ $cond == "/bin/grep -qsiE \"$re\" /etc/mqstripe.conf" ]] && [ -n "$re" ]; then
+	ok "mqstripe-monitor.service: ExecCondition greps /etc/mqstripe.conf"
+else
+	not_ok "mqstripe-monitor.service: ExecCondition greps /etc/mqstripe.conf: '$cond'"
+fi
+for c in 'MAILADDR root' '  mailaddr ops@example.com' $'AUTO no\nPROGRAM /usr/local/sbin/alert'; do
+	printf '%s\n' "$c" >"$TMP/conf"
+	if unit_cond "$TMP/conf"; then
+		ok "mqstripe-monitor.service runs with '${c//$'\n'/\\n}'"
+	else
+		not_ok "mqstripe-monitor.service runs with '${c//$'\n'/\\n}'"
+	fi
+done
+for c in '# MAILADDR root' 'MAILADDR' 'PROGRAM   # none yet' $'AUTO no\nMAILFROM root'; do
+	printf '%s\n' "$c" >"$TMP/conf"
+	if unit_cond "$TMP/conf"; then
+		not_ok "mqstripe-monitor.service does not run with '${c//$'\n'/\\n}'"
+	else
+		ok "mqstripe-monitor.service does not run with '${c//$'\n'/\\n}'"
+	fi
+done
+if unit_cond "$TMP/nonexistent"; then
+	not_ok "mqstripe-monitor.service does not run without the file"
+else
+	ok "mqstripe-monitor.service does not run without the file"
+fi
 expect 2 "status: no DEVICE given" status
 expect 2 "status: unknown option '--bogus'" status --bogus mqstripe0
 expect 2 "list: unexpected argument 'x'" list x
