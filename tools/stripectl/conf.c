@@ -135,12 +135,16 @@ static int parse_word(char **val, unsigned int *val_line, char **tok,
 			    path, line, kw, *val_line);
 		return -EINVAL;
 	}
-	if (ntok < 2 || (ntok > 2 && strcasecmp(kw, "MAILFROM"))) {
+	if (!strcasecmp(kw, "MAILFROM") && ntok < 2) {
+		mqs_set_err(err, len, "%s:%u: MAILFROM without a sender: give the From: of the mails, or remove the line",
+			    path, line);
+		return -EINVAL;
+	}
+	if (strcasecmp(kw, "MAILFROM") && ntok != 2) {
 		mqs_set_err(err, len, "%s:%u: %s takes one word, %s",
 			    path, line, kw,
 			    !strcasecmp(kw, "PROGRAM") ? "the program's absolute path" :
-			    !strcasecmp(kw, "MAILADDR") ? "the address to mail the events to" :
-			    "the sender");
+			    "the address to mail the events to");
 		return -EINVAL;
 	}
 	if (!strcasecmp(kw, "PROGRAM") && tok[1][0] != '/') {

@@ -163,6 +163,8 @@ printf 'PROGRAM /bin/true\nPROGRAM /bin/false\n' >"$TMP/conf"
 MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: $TMP/conf:2: PROGRAM given again \(first on line 1\): keep one" monitor --scan
 printf 'PROGRAM /nonexistent\n' >"$TMP/conf"
 MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: PROGRAM \($TMP/conf:1\) /nonexistent: No such file or directory" monitor --scan
+printf 'MAILADDR root\nMAILFROM\n' >"$TMP/conf"
+MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: $TMP/conf:2: MAILFROM without a sender: give the From: of the mails, or remove the line" monitor --scan
 
 # mqstripe-monitor.service's ExecCondition: true for a conf with a MAILADDR
 # or PROGRAM line (any case, indented), false without the file, for a
