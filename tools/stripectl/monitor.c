@@ -56,6 +56,21 @@ struct mon_known {
 	char uuid[40];
 };
 
+/**
+ * struct mon - the monitor's state
+ * @program: PROGRAM or --program, NULL for none.
+ * @mailaddr: MAILADDR or --mail, NULL for none.
+ * @mailfrom: MAILFROM, NULL for the default sender.
+ * @sendmail: the sendmail run for a mail ($MQSTRIPE_SENDMAIL).
+ * @syslog: --syslog.
+ * @filters: the DEVICE arguments; none: every array.
+ * @nr_filters: entries in @filters.
+ * @known: the arrays seen, for the name and UUID of array_stopped.
+ * @nr_known: entries in @known.
+ * @oldmask: the signal mask before the monitor blocked its signals, for
+ *	the children.
+ * @host: this host's name, for the mails.
+ */
 struct mon {
 	const char *program;
 	const char *mailaddr;
