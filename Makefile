@@ -5,7 +5,7 @@
 #   make                   stripectl and the module for the running kernel
 #   make KDIR=<build dir>  the module for another installed kernel
 #   make module            the module only (what DKMS runs, with KDIR=)
-#   make install           stripectl, its man page, completion, udev rule, unit
+#   make install           stripectl, its man page, completion, udev rule, units
 #   make clean
 #
 # This file is all the DKMS source tree (/usr/src/mqstripe-<version>/) has
@@ -52,7 +52,7 @@ clean: module-clean
 # ---- installation ------------------------------------------------------------
 #
 #   make install [DESTDIR=] [PREFIX=/usr]  stripectl, stripectl(8), bash completion,
-#       udev rule, systemd unit, initramfs-tools hook and script (then run
+#       udev rule, systemd units, initramfs-tools hook and script (then run
 #       update-initramfs -u for a root or /usr on an array)
 #   make uninstall [DESTDIR=] [PREFIX=/usr]  removes exactly what install put
 #   make dkms-source DKMS_SRCDIR=.../mqstripe-<version>  the module source
@@ -63,11 +63,12 @@ SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
-# The udev rule and the systemd unit of persistent arrays: every
-# tools/udev/*.rules and tools/systemd/*.service.  install copies them with
-# /usr/sbin/stripectl rewritten to SBINDIR; it does not enable the unit
-# (systemctl enable mqstripe-assemble.service does; the stripectl package
-# enables it, tools/debian/rules).
+# The udev rule and the systemd units (the assembly of persistent arrays,
+# the monitor): every tools/udev/*.rules and tools/systemd/*.service.
+# install copies them with /usr/sbin/stripectl rewritten to SBINDIR; it
+# does not enable the units (systemctl enable mqstripe-assemble.service
+# mqstripe-monitor.service does; the stripectl package enables them,
+# tools/debian/rules).
 UDEV_RULES := $(wildcard tools/udev/*.rules)
 SYSTEMD_UNITS := $(wildcard tools/systemd/*.service)
 UDEVRULESDIR ?= /lib/udev/rules.d

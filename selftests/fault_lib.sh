@@ -169,6 +169,11 @@ EOF
 #   fault_off   function: make it work again
 #   FT_FLUSH    what an fsync of the array gets during the fault: EIO
 #               (default: the injector fails flushes too) or OK
+#   FT_CREATE_ARGS  more options of create (array; default none)
+#   ft_hook     optional function, called as "ft_hook STAGE DEV" at the
+#               stages created, faulted (the jobs and checks of the fault
+#               done, the member still failing), stopped (after the stop
+#               with the member failing), assembled, end (stopped again)
 # Layout (chunk c of the array is on member c mod N, row c div N):
 #   rows 0-1  fio: one randrw+verify job per chunk, so each job touches
 #             exactly one member; the jobs of member FT_BAD must end with
@@ -184,8 +189,9 @@ member_fault_test() {
 	local dev badjobs=() goodjobs=() c badpid goodpid t_fault t_stop rc out
 	local J=$MQS_TMP/status.json badw0 badw
 
-	mqs_must_create --chunk "$ch" "${FT_MEMBERS[@]}"
+	mqs_must_create --chunk "$ch" "${FT_CREATE_ARGS[@]}" "${FT_MEMBERS[@]}"
 	dev=$MQS_DEV
+	ft_stage created "$dev"
 	check_cmd "rows 2-3 written before the fault" \
 		pattern fill "$dev" $((2 * n * ch)) $((2 * n * ch)) 61
 	badw0=$(blk_stat "${FT_MEMBERS[bad]}" 5)
@@ -310,6 +316,8 @@ EOF
 		fi
 	done
 
+	ft_stage faulted "$dev"
+
 	# FT_CLEAR=1: the fault was transient: lifted, the member cleared, the
 	# array is active and verifies over every member; then it fails again
 	if [ "${FT_CLEAR:-0}" = 1 ]; then
@@ -333,6 +341,7 @@ EOF
 	# with the member still failing
 	check_stop "$dev"
 	[ -e "/sys/block/${dev##*/}" ] && mqs_die "the array must stop to go on"
+	ft_stage stopped "$dev"
 
 	if fault_off; then
 		pass "fault lifted"
@@ -357,6 +366,7 @@ EOF
 	else
 		mqs_die "assemble after the fault" "$out"
 	fi
+	ft_stage assembled "$dev"
 	check_cmd "rows 2-3 (written before the fault) read back" \
 		pattern check "$dev" $((2 * n * ch)) $((2 * n * ch)) 61
 	spec=()
@@ -371,4 +381,13 @@ EOF
 	check_eq "member $bad works again: write and read back chunk $c" "OK OK" \
 		"$(tr '\n' ' ' <"$MQS_TMP/ios" | sed 's/ $//')"
 	check_stop "$dev"
+	ft_stage end "$dev"
+}
+
+# ft_stage STAGE DEV: the caller's ft_hook, if it has one
+ft_stage() {
+	if declare -F ft_hook >/dev/null; then
+		ft_hook "$@"
+	fi
+	return 0
 }

@@ -9,7 +9,7 @@
 set -eu
 
 pkgs="make gcc libc6-dev pkg-config kmod cpio bc flex bison libelf-dev
-libjson-c-dev libblkid-dev uuid-dev libmount-dev
+libjson-c-dev libblkid-dev uuid-dev libmount-dev libudev-dev
 linux-image-amd64 linux-headers-amd64 linux-image-6.12-amd64
 linux-headers-6.12-amd64
 qemu-system-x86 qemu-utils busybox-static

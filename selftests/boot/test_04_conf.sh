@@ -5,9 +5,13 @@
 # ARRAY line for it, an array is not started (neither by the initramfs,
 # which carries the file, nor by udev or the boot-time unit, whose note
 # says why and which line would allow it); the line "stripectl examine
-# --scan --brief" prints, added, starts it at the next boot.
+# --scan --brief" prints, added, starts it at the next boot.  The
+# monitor's unit, enabled by the package, does not run while the file has
+# no MAILADDR or PROGRAM line; with a PROGRAM line it runs at boot and
+# the program gets the array's array_stopped event.
 # Catches: a boot path that ignores the file (the initramfs with a copy
-# of it, the udev rule, the unit), a note that does not say what to add.
+# of it, the udev rule, the unit), a note that does not say what to add,
+# a monitor unit that runs unconfigured, or not at all when configured.
 
 boot_test() {
 	drives 2 256M
@@ -39,11 +43,20 @@ sed 's/^/#   /' /tmp/unit.log | head -4
 $STRIPECTL examine --scan --brief >>/etc/mqstripe.conf
 update-initramfs -u >/dev/null 2>&1
 check "examine --scan --brief gave its ARRAY line" grep -q "^ARRAY uuid=.* name=guestdisk$" /etc/mqstripe.conf
+check "mqstripe-monitor.service enabled by the package" systemctl is-enabled -q mqstripe-monitor.service
+check "... and not running without MAILADDR or PROGRAM" test "$(systemctl is-active mqstripe-monitor.service)" = inactive
+printf '#!/bin/sh\necho "$*" >>/var/log/mqs-events\n' >/usr/local/sbin/mqs-event
+chmod +x /usr/local/sbin/mqs-event
+echo "PROGRAM /usr/local/sbin/mqs-event" >>/etc/mqstripe.conf
 GUEST
 	boot "${D[1]},${D[0]}" "AUTO no: not started" || return
 	step <<'GUEST'
 wait_for 120 findmnt -n /srv/guest
 check "with its ARRAY line: started and mounted" systemctl is-active srv-guest.mount
+check "with a PROGRAM line: mqstripe-monitor.service runs" systemctl is-active mqstripe-monitor.service
+umount /srv/guest && $STRIPECTL stop guestdisk
+wait_for 60 grep -q "^array_stopped /dev/mqstripe" /var/log/mqs-events
+check "the monitor's program gets array_stopped" grep -qx "array_stopped /dev/mqstripe[0-9]*" /var/log/mqs-events
 GUEST
 	boot "${D[0]},${D[1]}" "ARRAY line added"
 }

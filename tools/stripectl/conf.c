@@ -10,13 +10,17 @@
  *	AUTO yes|no
  *	ARRAY uuid=UUID [name=NAME]
  *	ARRAY name=NAME
+ *	MAILADDR ADDRESS
+ *	MAILFROM SENDER...
+ *	PROGRAM PATH
  *
  * AUTO yes (the default, also without the file): every array may start.
  * AUTO no: only the arrays an ARRAY line names (every key given must
  * match the superblock).  A line the parser does not understand is an
  * error naming the file and line: the automatic assembly then starts
  * nothing (a typo must not let every array start, nor stop all of them
- * silently).
+ * silently).  MAILADDR, MAILFROM and PROGRAM are for stripectl monitor
+ * --scan: where it sends the events (the assembly ignores them).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -114,6 +118,58 @@ twice:
 	return -EINVAL;
 }
 
+/*
+ * MAILADDR ADDRESS, PROGRAM PATH: one word; MAILFROM: the rest of the
+ * line ("MAILFROM mqstripe monitor <root@host>").  Each at most once.
+ */
+static int parse_word(char **val, unsigned int *val_line, char **tok,
+		      size_t ntok, unsigned int line, const char *path,
+		      char *err, size_t len)
+{
+	const char *kw = tok[0];
+	size_t i, n = 0;
+	char *s;
+
+	if (*val_line) {
+		mqs_set_err(err, len, "%s:%u: %s given again (first on line %u): keep one",
+			    path, line, kw, *val_line);
+		return -EINVAL;
+	}
+	if (!strcasecmp(kw, "MAILFROM") && ntok < 2) {
+		mqs_set_err(err, len, "%s:%u: MAILFROM without a sender: give the From: of the mails, or remove the line",
+			    path, line);
+		return -EINVAL;
+	}
+	if (strcasecmp(kw, "MAILFROM") && ntok != 2) {
+		mqs_set_err(err, len, "%s:%u: %s takes one word, %s",
+			    path, line, kw,
+			    !strcasecmp(kw, "PROGRAM") ? "the program's absolute path" :
+			    "the address to mail the events to");
+		return -EINVAL;
+	}
+	if (!strcasecmp(kw, "PROGRAM") && tok[1][0] != '/') {
+		mqs_set_err(err, len, "%s:%u: PROGRAM '%s' is not an absolute path: give the program's path from /",
+			    path, line, tok[1]);
+		return -EINVAL;
+	}
+	for (i = 1; i < ntok; i++)
+		n += strlen(tok[i]) + 1;
+	s = malloc(n);
+	if (!s) {
+		mqs_set_err(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	s[0] = '\0';
+	for (i = 1; i < ntok; i++) {
+		if (i > 1)
+			strcat(s, " ");
+		strcat(s, tok[i]);
+	}
+	*val = s;
+	*val_line = line;
+	return 0;
+}
+
 /**
  * mqs_conf_parse() - read a configuration file
  * @f: the open file.
@@ -160,8 +216,17 @@ int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
 			rc = parse_auto(conf, tok, ntok, line, err, len);
 		} else if (!strcasecmp(tok[0], "ARRAY")) {
 			rc = parse_array(conf, tok, ntok, line, err, len);
+		} else if (!strcasecmp(tok[0], "MAILADDR")) {
+			rc = parse_word(&conf->mailaddr, &conf->mailaddr_line,
+					tok, ntok, line, path, err, len);
+		} else if (!strcasecmp(tok[0], "MAILFROM")) {
+			rc = parse_word(&conf->mailfrom, &conf->mailfrom_line,
+					tok, ntok, line, path, err, len);
+		} else if (!strcasecmp(tok[0], "PROGRAM")) {
+			rc = parse_word(&conf->program, &conf->program_line,
+					tok, ntok, line, path, err, len);
 		} else {
-			mqs_set_err(err, len, "%s:%u: unknown keyword '%s' (known: AUTO, ARRAY; see mqstripe.conf(5))",
+			mqs_set_err(err, len, "%s:%u: unknown keyword '%s' (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf(5))",
 				    path, line, tok[0]);
 			rc = -EINVAL;
 		}
@@ -249,6 +314,12 @@ bool mqs_conf_allows(const struct mqs_conf *conf, const uint8_t uuid[16],
 void mqs_conf_free(struct mqs_conf *conf)
 {
 	free(conf->arrays);
+	free(conf->mailaddr);
+	free(conf->mailfrom);
+	free(conf->program);
 	conf->arrays = NULL;
 	conf->nr_arrays = 0;
+	conf->mailaddr = NULL;
+	conf->mailfrom = NULL;
+	conf->program = NULL;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * /etc/mqstripe.conf: which arrays assemble --scan and --incremental may
- * start (mqstripe.conf(5)).
+ * start, and where stripectl monitor --scan reports (mqstripe.conf(5)).
  */
 #ifndef STRIPECTL_CONF_H
 #define STRIPECTL_CONF_H
@@ -37,6 +37,12 @@ struct mqs_conf_array {
  * @auto_line: the AUTO line's number, 0 without one.
  * @arrays: the ARRAY lines, in file order.
  * @nr_arrays: entries in @arrays.
+ * @mailaddr: MAILADDR's address, NULL without the line.
+ * @mailfrom: MAILFROM's sender (the rest of the line), NULL without it.
+ * @program: PROGRAM's path, NULL without the line.
+ * @mailaddr_line: line numbers of those lines, 0 without them.
+ * @mailfrom_line: see @mailaddr_line.
+ * @program_line: see @mailaddr_line.
  */
 struct mqs_conf {
 	const char *path;
@@ -45,6 +51,12 @@ struct mqs_conf {
 	unsigned int auto_line;
 	struct mqs_conf_array *arrays;
 	size_t nr_arrays;
+	char *mailaddr;
+	char *mailfrom;
+	char *program;
+	unsigned int mailaddr_line;
+	unsigned int mailfrom_line;
+	unsigned int program_line;
 };
 
 const char *mqs_conf_path(void);

@@ -159,6 +159,32 @@ static const struct cmd commands[] = {
 		.missing = "give ARRAY and SLOT",
 	},
 	{
+		.name = "monitor",
+		.fn = cmd_monitor,
+		.args = "[OPTIONS] --scan | [OPTIONS] DEVICE...",
+		.summary = "report array events to a program, by mail, to syslog",
+		.description =
+"Watch the arrays and report each event: a member faulty after IO errors\n"
+"(member_faulty), a member whose disk went away (member_gone), the array\n"
+"failed (array_failed), a member cleared (member_cleared), an array\n"
+"started or stopped (array_started, array_stopped), a test (test).  Each\n"
+"event is a line on stdout and goes to the --program (run as 'CMD EVENT\n"
+"DEVICE [SLOT MEMBER]', the event's fields also in MQSTRIPE_* variables;\n"
+"the monitor waits for it), to a mail to --mail (through 'sendmail -t',\n"
+"MQSTRIPE_SENDMAIL overrides /usr/sbin/sendmail) and to syslog\n"
+"(--syslog).  At start it reports what is already wrong (faulty or gone\n"
+"members, failed arrays); SIGTERM, SIGINT or SIGHUP end it.\n"
+"\n"
+"--scan watches every array, also those started later, and takes the\n"
+"MAILADDR, MAILFROM and PROGRAM lines of /etc/mqstripe.conf\n"
+"(MQSTRIPE_CONF; mqstripe.conf(5)); --program and --mail override them.\n"
+"DEVICE (/dev/mqstripeN, mqstripeN, a link to it), an array name or UUID\n"
+"limits the monitor to those arrays, running or not.  Without anywhere\n"
+"to report the monitor refuses to start.",
+		.min_args = 0,
+		.max_args = -1,
+	},
+	{
 		.name = "list",
 		.fn = cmd_list,
 		.args = "[OPTIONS]",

@@ -2,7 +2,7 @@
 /*
  * stripectl.c: the exit status, the command table's entry and each
  * command's handler (create.c, assemble.c, examine.c, zero.c, stop.c,
- * list.c, status.c).
+ * list.c, status.c, clear.c, monitor.c).
  */
 #ifndef STRIPECTL_H
 #define STRIPECTL_H
@@ -49,6 +49,7 @@ struct cmd {
 int cmd_create(const struct cmd *cmd, int argc, char **argv);
 int cmd_stop(const struct cmd *cmd, int argc, char **argv);
 int cmd_clear(const struct cmd *cmd, int argc, char **argv);
+int cmd_monitor(const struct cmd *cmd, int argc, char **argv);
 int cmd_list(const struct cmd *cmd, int argc, char **argv);
 int cmd_status(const struct cmd *cmd, int argc, char **argv);
 int cmd_assemble(const struct cmd *cmd, int argc, char **argv);

@@ -147,6 +147,58 @@ expect 2 "stop: unexpected argument 'b'" stop a b
 expect 2 "clear: give ARRAY and SLOT" clear a
 expect 2 "clear: SLOT: 'b' is not a number" clear a b
 expect 2 "clear: unexpected argument '2'" clear a 1 2
+expect 2 "monitor: give --scan \(every array\) or the arrays to watch, not neither" monitor --syslog
+expect 2 "monitor: give --scan \(every array\) or the arrays to watch, not both" monitor --syslog --scan db
+expect 2 "monitor: nowhere to report: give --program, --mail or --syslog, or --scan with a MAILADDR or PROGRAM line in" monitor db
+MQSTRIPE_CONF=/nonexistent expect 2 "monitor: nowhere to report: .*or put a MAILADDR or PROGRAM line in /nonexistent \(mqstripe.conf\(5\)\)$" monitor --scan
+expect 2 "monitor: --program true: give the program's path \(it is run without a shell or PATH search\)" monitor --program true db
+expect 1 "monitor: --program /nonexistent: No such file or directory: give the path of an executable program" monitor --program /nonexistent db
+MQSTRIPE_SENDMAIL=/nonexistent expect 1 "monitor: mail to root needs /nonexistent: No such file or directory \(install a mail transfer agent" monitor --mail root db
+expect 2 "monitor: mail address 'a b' is empty or has blanks" monitor --mail 'a b' db
+expect 2 "monitor: 'bad name' is not an array's device, name or UUID: name has the byte 0x20" monitor --syslog 'bad name'
+expect 2 "monitor: /dev/null: not an mqstripe array: give an array's device" monitor --syslog /dev/null
+printf 'PROGRAM bin/alert\n' >"$TMP/conf"
+MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: $TMP/conf:1: PROGRAM 'bin/alert' is not an absolute path" monitor --scan
+printf 'PROGRAM /bin/true\nPROGRAM /bin/false\n' >"$TMP/conf"
+MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: $TMP/conf:2: PROGRAM given again \(first on line 1\): keep one" monitor --scan
+printf 'PROGRAM /nonexistent\n' >"$TMP/conf"
+MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: PROGRAM \($TMP/conf:1\) /nonexistent: No such file or directory" monitor --scan
+printf 'MAILADDR root\nMAILFROM\n' >"$TMP/conf"
+MQSTRIPE_CONF=$TMP/conf expect 1 "monitor: $TMP/conf:2: MAILFROM without a sender: give the From: of the mails, or remove the line" monitor --scan
+
+# mqstripe-monitor.service's ExecCondition: true for a conf with a MAILADDR
+# or PROGRAM line (any case, indented), false without the file, for a
+# comment, a keyword without value or only other lines
+UNIT=$TOP/tools/systemd/mqstripe-monitor.service
+cond=$(sed -n 's/^ExecCondition=//p' "$UNIT")
+re=$(sed -n 's/.*"\(.*\)".*/\1/p' <<<"$cond")
+unit_cond() { grep -qsiE -- "$re" "$1"; }
+if [[ $cond == "/bin/grep -qsiE \"$re\" /etc/mqstripe.conf" ]] && [ -n "$re" ]; then
+	ok "mqstripe-monitor.service: ExecCondition greps /etc/mqstripe.conf"
+else
+	not_ok "mqstripe-monitor.service: ExecCondition greps /etc/mqstripe.conf: '$cond'"
+fi
+for c in 'MAILADDR root' '  mailaddr ops@example.com' $'AUTO no\nPROGRAM /usr/local/sbin/alert'; do
+	printf '%s\n' "$c" >"$TMP/conf"
+	if unit_cond "$TMP/conf"; then
+		ok "mqstripe-monitor.service runs with '${c//$'\n'/\\n}'"
+	else
+		not_ok "mqstripe-monitor.service runs with '${c//$'\n'/\\n}'"
+	fi
+done
+for c in '# MAILADDR root' 'MAILADDR' 'PROGRAM   # none yet' $'AUTO no\nMAILFROM root'; do
+	printf '%s\n' "$c" >"$TMP/conf"
+	if unit_cond "$TMP/conf"; then
+		not_ok "mqstripe-monitor.service does not run with '${c//$'\n'/\\n}'"
+	else
+		ok "mqstripe-monitor.service does not run with '${c//$'\n'/\\n}'"
+	fi
+done
+if unit_cond "$TMP/nonexistent"; then
+	not_ok "mqstripe-monitor.service does not run without the file"
+else
+	ok "mqstripe-monitor.service does not run without the file"
+fi
 expect 2 "status: no DEVICE given" status
 expect 2 "status: unknown option '--bogus'" status --bogus mqstripe0
 expect 2 "list: unexpected argument 'x'" list x
@@ -253,7 +305,7 @@ else
 fi
 expect 0 "" -h
 expect 0 "" help
-for c in create stop list status help; do
+for c in create stop list status monitor help; do
 	expect 0 "" "$c" --help
 	if grep -q "^Usage: stripectl $c" "$TMP/out" &&
 	   [ "$(awk 'length > 80' "$TMP/out" | wc -l)" -eq 0 ]; then

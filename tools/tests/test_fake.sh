@@ -579,19 +579,62 @@ printf 'AUTO no\nARRAY uuid=%s name=data\n' "$U0" >"$CONF"
 MQSTRIPE_CONF=$CONF sc assemble --scan
 check "AUTO no: a line whose name differs does not allow the array" \
 	eval "rc_is 0 && [ ! -s \"\$TMP/out\" ] && grep -q \"array 'db' (UUID $U0) (on $L0) not started: AUTO no in $CONF, and its ARRAY line (line 2) names 'data', not 'db'\" \"\$TMP/err\" && [ -z \"\$(list_names)\" ]"
-printf 'AUTO no\nARRAY uuid=%s\nMAILADDR root\n' "$U0" >"$CONF"
+printf 'AUTO no\nARRAY uuid=%s\nDEVICE partitions\n' "$U0" >"$CONF"
 MQSTRIPE_CONF=$CONF sc assemble --scan
 check "a line not understood: --scan starts nothing and names file and line" \
-	eval "rc_is 1 && err_is \"^stripectl: $CONF:3: unknown keyword 'MAILADDR' \\(known: AUTO, ARRAY; see mqstripe.conf\\(5\\)\\): nothing started\$\" && [ -z \"\$(list_names)\" ]"
+	eval "rc_is 1 && err_is \"^stripectl: $CONF:3: unknown keyword 'DEVICE' \\(known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf\\(5\\)\\): nothing started\$\" && [ -z \"\$(list_names)\" ]"
 MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
 check "... and --incremental records nothing" \
-	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:3: unknown keyword 'MAILADDR'\" && [ -z \"\$(records $U0)\" ]"
+	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:3: unknown keyword 'DEVICE'\" && [ -z \"\$(records $U0)\" ]"
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 MQSTRIPE_CONF=$CONF sc assemble --scan --uuid "$U0"
 check "... but --scan --uuid, by hand, starts what it names" eval 'rc_is 0 && stdout_is /dev/mqstripe0 && no_err'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 MQSTRIPE_CONF=$CONF sc assemble --scan --name db
 check "... and so does --scan --name" eval 'rc_is 0 && stdout_is /dev/mqstripe0 && no_err'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+
+# stripectl monitor --scan --oneshot --test, MAILADDR, MAILFROM and
+# PROGRAM from the conf: a 'test' event for the array, then what is wrong
+# with it now (the fake module has slot 1 faulty), each to the program
+# (arguments and MQSTRIPE_* environment), in a mail through the stand-in
+# sendmail (MQSTRIPE_SENDMAIL) and as a line on stdout
+LD_PRELOAD=$FAKE "$STRIPECTL" assemble --scan --name db >/dev/null 2>&1
+cat >"$TMP/prog" <<'EOF'
+#!/bin/sh
+echo "$*|$MQSTRIPE_NAME|$MQSTRIPE_ARRAY_UUID|$MQSTRIPE_MEMBER|$MQSTRIPE_STATE" >>"${0%/*}/prog.out"
+EOF
+cat >"$TMP/sendmail" <<'EOF'
+#!/bin/sh
+{ echo "ARGS $*"; cat; echo "--"; } >>"${0%/*}/mail.out"
+EOF
+chmod +x "$TMP/prog" "$TMP/sendmail"
+printf 'MAILADDR ops@example.invalid\nMAILFROM raid <raid@example.invalid>\nPROGRAM %s\n' "$TMP/prog" >"$CONF"
+m1=$(stat -L -c '%t %T' "$L1" | { read -r a b; echo "$((16#$a)):$((16#$b))"; })
+MQSTRIPE_CONF=$CONF MQSTRIPE_SENDMAIL=$TMP/sendmail sc monitor --scan --oneshot --test
+check "monitor --oneshot --test: one line per event on stdout" \
+	eval "rc_is 0 && no_err && [ \"\$(cat \"\$TMP/out\")\" = \"test /dev/mqstripe0 (array 'db', UUID $U0), array active
+member_faulty /dev/mqstripe0 (array 'db', UUID $U0): slot 1, member $L1 ($m1), array active\" ]"
+check "... the program gets EVENT DEVICE [SLOT MEMBER] and the fields in its environment" \
+	eval "[ \"\$(cat \"\$TMP/prog.out\")\" = \"test /dev/mqstripe0|db|$U0||active
+member_faulty /dev/mqstripe0 1 $L1|db|$U0|$m1|active\" ]"
+check "... two mails through 'sendmail -t', MAILFROM and MAILADDR in the headers" \
+	eval "[ \"\$(grep -c '^ARGS -t\$' \"\$TMP/mail.out\")\" = 2 ] && [ \"\$(grep -c '^From: raid <raid@example.invalid>\$' \"\$TMP/mail.out\")\" = 2 ] && [ \"\$(grep -c '^To: ops@example.invalid\$' \"\$TMP/mail.out\")\" = 2 ]"
+check "... the fault's mail names event, host, array, UUID, slot and member" \
+	eval "grep -qx \"Subject: mqstripe member_faulty event on \$(hostname): array db (/dev/mqstripe0)\" \"\$TMP/mail.out\" && grep -qx 'Slot:    1' \"\$TMP/mail.out\" && grep -qx \"Member:  $L1 ($m1)\" \"\$TMP/mail.out\" && grep -qx \"UUID:    $U0\" \"\$TMP/mail.out\" && grep -qx 'Subject: mqstripe test event on .*' \"\$TMP/mail.out\""
+rm -f "$TMP/prog.out" "$TMP/mail.out"
+MQSTRIPE_CONF=$CONF MQSTRIPE_SENDMAIL=$TMP/sendmail sc monitor --program "$TMP/prog" --oneshot --test other
+check "monitor --test of an array not running: refused, nothing sent" \
+	eval "rc_is 1 && err_is '^stripectl: monitor: --test: no running array of those given to send a test event for\$' && [ ! -e \"\$TMP/prog.out\" ] && [ ! -e \"\$TMP/mail.out\" ]"
+sc monitor --program "$TMP/prog" --oneshot "$U0"
+check "monitor --oneshot UUID: only the fault, to the program given, no mail without --scan" \
+	eval "rc_is 0 && [ \"\$(cat \"\$TMP/prog.out\")\" = \"member_faulty /dev/mqstripe0 1 $L1|db|$U0|$m1|active\" ] && [ ! -e \"\$TMP/mail.out\" ]"
+printf 'MAILADDR\n' >"$CONF"
+MQSTRIPE_CONF=$CONF sc monitor --scan --syslog --oneshot
+check "monitor --scan: a MAILADDR line without address names file and line" \
+	eval "rc_is 1 && err_is \"^stripectl: monitor: $CONF:1: MAILADDR takes one word, the address to mail the events to\\\$\""
+MQSTRIPE_CONF=$CONF sc assemble --scan
+check "... and assemble --scan, which reads the same file, starts nothing" eval 'rc_is 1'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # assemble --readonly: started read-only (the module's CREATE flag), not
