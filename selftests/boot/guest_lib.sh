@@ -43,12 +43,50 @@ wait_for() {
 	done
 }
 
-# slot_serials NAME: the NVMe serials of array NAME's members, one per
-# line in slot order (QEMU's serial follows the drive's image, the
-# guest's nvmeXnY names follow the order of probing)
-slot_serials() {
+# new_xfs_array NAME MEMBER...: array NAME (64K chunks) over the members,
+# an XFS on it; A the array's device, U its XFS's UUID.  The step ends
+# when create fails.
+new_xfs_array() {
+	local name=$1
+	shift
+	A=$($STRIPECTL create --name "$name" --chunk 64K "$@") ||
+		{ echo "not ok - stripectl create --name $name $*"; exit 1; }
+	mkfs.xfs -q -f "$A"
+	udevadm settle
+	U=$(blkid -s UUID -o value "$A")
+}
+
+# slot_drives NAME: array NAME's drives, a line per slot: the drive's
+# NVMe serial (QEMU's follows the drive's image, while the guest's
+# nvmeXnY names follow the order of probing) and its name now; of a member
+# that is a device-mapper map (dm-crypt), the drive under it
+slot_drives() {
 	local d
 	for d in $($STRIPECTL list | awk -v n="$1" '$2 == n { print $NF }' | tr , ' '); do
-		cat "/sys/class/block/$d/device/serial"
+		[ -d "/sys/class/block/$d/device" ] ||
+			d=$(ls "/sys/class/block/$d/slaves")
+		echo "$(cat "/sys/class/block/$d/device/serial") $d"
 	done
+}
+
+# save_slots NAME: slot_drives NAME in /root/slots.NAME
+save_slots() {
+	slot_drives "$1" >"/root/slots.$1"
+	diag "$1's slots: $(xargs <"/root/slots.$1")"
+}
+
+# check_slots NAME: after a reboot with the drives in another order, array
+# NAME has the drives of save_slots in the same slots, under other names
+check_slots() {
+	slot_drives "$1" >/tmp/slots
+	check_eq "array '$1' assembled with the drives in their slots" \
+		"$(awk '{ print $1 }' "/root/slots.$1" | xargs)" "$(awk '{ print $1 }' /tmp/slots | xargs)"
+	check "... which now have other names" test -s /tmp/slots -a \
+		"$(awk '{ print $2 }' "/root/slots.$1" | xargs)" != "$(awk '{ print $2 }' /tmp/slots | xargs)"
+}
+
+# check_no_failed_unit: systemctl lists no failed unit
+check_no_failed_unit() {
+	check "no failed unit" test -z "$(systemctl list-units --failed --no-legend)"
+	systemctl list-units --failed --no-legend | sed 's/^/#   /'
 }

@@ -14,15 +14,11 @@ boot_test() {
 	drives 4 256M
 	step <<'GUEST'
 modprobe mqstripe
-A=$($STRIPECTL create --name data --chunk 64K /dev/nvme0n1 /dev/nvme1n1 /dev/nvme2n1 /dev/nvme3n1) ||
-	{ echo "not ok - stripectl create"; exit 1; }
-mkfs.xfs -q -f "$A"
-udevadm settle
-U=$(blkid -s UUID -o value "$A")
+new_xfs_array data /dev/nvme0n1 /dev/nvme1n1 /dev/nvme2n1 /dev/nvme3n1
 mkdir -p /srv/data
 echo "UUID=$U /srv/data xfs defaults,nofail 0 0" >>/etc/fstab
 echo "data" >/srv/marker
-slot_serials data >/root/slots
+save_slots data
 $STRIPECTL stop data
 check "array created and stopped" test -n "$U"
 GUEST
@@ -34,7 +30,7 @@ check "/srv/data not mounted" test -z "$(findmnt -n /srv/data)"
 journalctl -b -u mqstripe-assemble.service -o cat --no-pager >/tmp/unit.log
 # the slot of the drive left out: the one whose serial no disk has now
 cat /sys/class/block/nvme*n1/device/serial >/tmp/serials
-S=$(awk 'NR == FNR { here[$1] = 1; next } !($1 in here) { print FNR - 1 }' /tmp/serials /root/slots)
+S=$(awk 'NR == FNR { here[$1] = 1; next } !($1 in here) { print FNR - 1 }' /tmp/serials /root/slots.data)
 check_eq "one slot's drive is absent" 1 "$(wc -w <<<"$S")"
 check "the boot-time unit says slot $S is missing" \
 	grep -qE "slot $S \(member UUID [0-9a-f-]{36}\) is missing: found 3 of 4" /tmp/unit.log

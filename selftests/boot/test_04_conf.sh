@@ -5,42 +5,87 @@
 # ARRAY line for it, an array is not started (neither by the initramfs,
 # which carries the file, nor by udev or the boot-time unit, whose note
 # says why and which line would allow it); the line "stripectl examine
-# --scan --brief" prints, added, starts it at the next boot.  The
-# monitor's unit, enabled by the package, does not run while the file has
-# no MAILADDR or PROGRAM line; with a PROGRAM line it runs at boot and
-# the program gets the array's array_stopped event.
+# --scan --brief" prints, added, starts it at the next boot.  Beside it an
+# array that has its ARRAY line, over four dm-crypt members that
+# systemd-cryptsetup opens at boot from /etc/crypttab (LUKS2, by the LUKS
+# UUID, a key file in /etc/keys, nofail): started at boot by the udev
+# rule at the maps' activation (or by the boot-time unit, if the maps
+# came first), its XFS mounted by systemd from fstab (UUID, nofail) after
+# the drives came back in another order.  The monitor's unit, enabled by
+# the package, does not run while the file has no MAILADDR or PROGRAM
+# line; with a PROGRAM line it runs at boot and the program gets the
+# array's array_stopped event.
 # Catches: a boot path that ignores the file (the initramfs with a copy
-# of it, the udev rule, the unit), a note that does not say what to add,
-# a monitor unit that runs unconfigured, or not at all when configured.
+# of it, the udev rule, the unit), a note that does not say what to add;
+# an array over dm-crypt maps that the boot never starts (the maps appear
+# after the boot-time unit ran and get no "add" event with their
+# content), or starts from the wrong drives; a monitor unit that runs
+# unconfigured, or not at all when configured.
 
 boot_test() {
-	drives 2 256M
+	drives 6 256M
 	step <<'GUEST'
 modprobe mqstripe
-A=$($STRIPECTL create --name guestdisk --chunk 64K /dev/nvme0n1 /dev/nvme1n1) ||
-	{ echo "not ok - stripectl create"; exit 1; }
-mkfs.xfs -q -f "$A"
-udevadm settle
-U=$(blkid -s UUID -o value "$A")
+new_xfs_array guestdisk /dev/nvme0n1 /dev/nvme1n1
 mkdir -p /srv/guest
 echo "UUID=$U /srv/guest xfs defaults,nofail 0 0" >>/etc/fstab
 $STRIPECTL stop guestdisk
+# dm-crypt members: a key file, LUKS2 on four drives (PBKDF2 at its
+# fewest iterations: a random key file needs no stretching, and TCG is
+# slow), crypttab by the LUKS UUID (the drives' names change)
+install -d -m 0700 /etc/keys
+head -c 64 /dev/urandom >/etc/keys/mqs.key
+chmod 0400 /etc/keys/mqs.key
+M=()
+for i in 2 3 4 5; do
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		--key-file /etc/keys/mqs.key "/dev/nvme${i}n1" ||
+		echo "not ok - luksFormat /dev/nvme${i}n1"
+	echo "mqscrypt$i UUID=$(cryptsetup luksUUID "/dev/nvme${i}n1") /etc/keys/mqs.key luks,nofail" >>/etc/crypttab
+	cryptsetup open --key-file /etc/keys/mqs.key "/dev/nvme${i}n1" "mqscrypt$i"
+	M+=("/dev/mapper/mqscrypt$i")
+done
+new_xfs_array cryptdata "${M[@]}"
+mkdir -p /srv/crypt
+echo "UUID=$U /srv/crypt xfs defaults,nofail 0 0" >>/etc/fstab
+mount "$A" /srv/crypt
+dd if=/dev/urandom of=/srv/crypt/blob bs=1M count=8 status=none
+sha256sum /srv/crypt/blob >/root/blob.sha256
+umount /srv/crypt
+save_slots cryptdata
+$STRIPECTL stop cryptdata
 echo "AUTO no" >/etc/mqstripe.conf
+$STRIPECTL examine --scan --brief | grep ' name=cryptdata$' >>/etc/mqstripe.conf
+check "cryptdata's ARRAY line" grep -q "^ARRAY uuid=.* name=cryptdata$" /etc/mqstripe.conf
 # the initramfs carries the file: rebuild it after a change
 update-initramfs -u >/dev/null 2>&1
 check "the initramfs has /etc/mqstripe.conf" \
 	sh -c "lsinitramfs /boot/initrd.img-$KVER | grep -qx etc/mqstripe.conf"
 GUEST
-	boot "${D[0]},${D[1]}" "create, AUTO no" || return
+	boot "${D[0]},${D[1]},${D[2]},${D[3]},${D[4]},${D[5]}" "create, dm-crypt, AUTO no" || return
 	step <<'GUEST'
 check "multi-user.target reached" systemctl is-active multi-user.target
-check "no array runs" test -z "$($STRIPECTL list 2>/dev/null | tail -n +2)"
+# the dm-crypt array: the boot's (nofail: not waited for)
+wait_for 120 findmnt -n /srv/crypt
+check "the dm-crypt maps opened from /etc/crypttab" systemctl is-active \
+	systemd-cryptsetup@mqscrypt2.service systemd-cryptsetup@mqscrypt3.service \
+	systemd-cryptsetup@mqscrypt4.service systemd-cryptsetup@mqscrypt5.service
+check "srv-crypt.mount active" systemctl is-active srv-crypt.mount
+check_eq "/srv/crypt is the array's XFS" "xfs /dev/mqstripe0" \
+	"$(findmnt -n -o FSTYPE,SOURCE /srv/crypt | awk '{print $1, $2}')"
+check "the data is intact" sha256sum -c /root/blob.sha256
+check_slots cryptdata
+check_eq "its members are the dm-crypt maps" "CRYPT-LUKS2 CRYPT-LUKS2 CRYPT-LUKS2 CRYPT-LUKS2" \
+	"$(for d in $($STRIPECTL list | awk '$2 == "cryptdata" { print $NF }' | tr , ' '); do
+		cut -d- -f1,2 "/sys/class/block/$d/dm/uuid"; done | xargs)"
+# the AUTO no array: not started
+check "only 'cryptdata' runs" test "$($STRIPECTL list 2>/dev/null | tail -n +2 | awk '{print $2}')" = cryptdata
 check "/srv/guest not mounted" test -z "$(findmnt -n /srv/guest)"
 journalctl -b -u mqstripe-assemble.service -o cat --no-pager >/tmp/unit.log
 check "the boot-time unit says why, and which line would allow it" \
 	grep -q "AUTO no in /etc/mqstripe.conf (line 1) and no ARRAY line names it; to start it at boot add the line 'ARRAY uuid=" /tmp/unit.log
 sed 's/^/#   /' /tmp/unit.log | head -4
-$STRIPECTL examine --scan --brief >>/etc/mqstripe.conf
+$STRIPECTL examine --scan --brief | grep ' name=guestdisk$' >>/etc/mqstripe.conf
 update-initramfs -u >/dev/null 2>&1
 check "examine --scan --brief gave its ARRAY line" grep -q "^ARRAY uuid=.* name=guestdisk$" /etc/mqstripe.conf
 check "mqstripe-monitor.service enabled by the package" systemctl is-enabled -q mqstripe-monitor.service
@@ -49,7 +94,8 @@ printf '#!/bin/sh\necho "$*" >>/var/log/mqs-events\n' >/usr/local/sbin/mqs-event
 chmod +x /usr/local/sbin/mqs-event
 echo "PROGRAM /usr/local/sbin/mqs-event" >>/etc/mqstripe.conf
 GUEST
-	boot "${D[1]},${D[0]}" "AUTO no: not started" || return
+	# the crypt drives in another order, among the others
+	boot "${D[5]},${D[1]},${D[3]},${D[0]},${D[2]},${D[4]}" "AUTO no: not started; dm-crypt array started" || return
 	step <<'GUEST'
 wait_for 120 findmnt -n /srv/guest
 check "with its ARRAY line: started and mounted" systemctl is-active srv-guest.mount
@@ -58,5 +104,5 @@ umount /srv/guest && $STRIPECTL stop guestdisk
 wait_for 60 grep -q "^array_stopped /dev/mqstripe" /var/log/mqs-events
 check "the monitor's program gets array_stopped" grep -qx "array_stopped /dev/mqstripe[0-9]*" /var/log/mqs-events
 GUEST
-	boot "${D[0]},${D[1]}" "ARRAY line added"
+	boot "${D[0]},${D[1]},${D[2]},${D[3]},${D[4]},${D[5]}" "ARRAY line added"
 }

@@ -6,8 +6,11 @@
 # when the cache does not have it.
 #
 # The image: debootstrap (minbase) from the Debian archive the host's apt
-# uses, with systemd, udev, initramfs-tools, xfsprogs, dmsetup and
-# cryptsetup, and Debian's kernel package of release KERNEL (6.1, 6.12 or a
+# uses, with systemd, udev, initramfs-tools, xfsprogs, dmsetup,
+# cryptsetup-bin (systemd-cryptsetup, in the systemd package, opens
+# /etc/crypttab's lines with it) and PostgreSQL 15 (server and client:
+# pg_amcheck; no cluster: a test makes its own where it wants it), and
+# Debian's kernel package of release KERNEL (6.1, 6.12 or a
 # full release; the host has it installed: the same .deb, from the host's
 # apt), so that the image's initramfs is made by its own initramfs-tools
 # as on a server.  One unit, mqs-step.service, runs a test step at every
@@ -51,8 +54,11 @@ if [ -z "$mirror" ]; then
 		awk '$2 == "bookworm" { print $1; exit }')
 	mirror=${mirror:-http://deb.debian.org/debian/}
 fi
+# debootstrap takes Depends only, as apt-get --no-install-recommends
+# would; of postgresql-15's "locales | locales-all" the small one
 pkgs="systemd-sysv udev kmod linux-base initramfs-tools zstd xfsprogs
-e2fsprogs util-linux procps dmsetup cryptsetup-bin libjson-c5 libblkid1"
+e2fsprogs util-linux procps dmsetup cryptsetup-bin libjson-c5 libblkid1
+postgresql-15 postgresql-client-15 locales"
 cache=${MQS_IMG_CACHE:-/var/cache/mqstripe}
 key=$( { cat "$0"; echo "$pkgs" "$kpkg=$kversion" "$mirror"; } | sha256sum | cut -c1-16)
 img=$cache/rootimg-$key.img
@@ -96,6 +102,14 @@ mount --bind /dev/pts "$root/dev/pts"
 chroot "$root" sh -c 'dpkg -i /tmp/linux-image-*.deb' >"$tmp/kernel.log" 2>&1 ||
 	{ tail -20 "$tmp/kernel.log" >&2; mqs_die "installing $kpkg in the image failed"; }
 rm -f "$root"/tmp/*.deb
+# No PostgreSQL cluster in the image (the package made "15 main" at its
+# installation): a boot of any test would start it.
+# shellcheck disable=SC2016	# the chroot's shell expands them
+chroot "$root" sh -c 'pg_lsclusters -h | while read -r v c _; do
+	pg_dropcluster --stop "$v" "$c"; done' >"$tmp/pg.log" 2>&1 ||
+	{ cat "$tmp/pg.log" >&2; mqs_die "dropping the image's PostgreSQL cluster failed"; }
+[ -z "$(ls -A "$root/var/lib/postgresql/15" 2>/dev/null)" ] ||
+	mqs_die "the image's PostgreSQL cluster is still there"
 # The guest rebuilds its initramfs (a package's trigger) under TCG:
 # MODULES=dep takes seconds where Debian's default, most, takes minutes.
 # dep looks at this boot's root (virtio); a root moved onto NVMe members
