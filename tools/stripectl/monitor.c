@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <syslog.h>
@@ -69,6 +70,10 @@ struct mon_known {
  * @nr_known: entries in @known.
  * @oldmask: the signal mask before the monitor blocked its signals, for
  *	the children.
+ * @sfd: the signalfd of SIGTERM, SIGINT and SIGHUP; -1 with --oneshot
+ *	(the signals are not blocked then).
+ * @stop: the signal that ended the monitor while it waited for a child,
+ *	0 while it goes on.
  * @host: this host's name, for the mails.
  */
 struct mon {
@@ -82,6 +87,8 @@ struct mon {
 	struct mon_known *known;
 	size_t nr_known;
 	sigset_t oldmask;
+	int sfd;
+	int stop;
 	char host[256];
 };
 
@@ -225,19 +232,61 @@ static void child_setup(const struct mon *m)
 	signal(SIGPIPE, SIG_DFL);
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
+/* wait_child()'s answer when a signal ended the wait */
+#define MON_STOPPED	(-2)
 
+static const char *signal_name(int sig)
+{
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" :
+	       sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/*
+ * The child's wait status, -1 when it cannot be waited for, MON_STOPPED
+ * when SIGTERM, SIGINT or SIGHUP came first (@m->stop): a program that
+ * hangs must not keep the monitor from ending.  The child is left to
+ * finish.  Without pidfd_open() (before Linux 5.3) the wait is plain.
+ */
+static int wait_child(struct mon *m, pid_t pid)
+{
+	struct signalfd_siginfo si;
+	struct pollfd pfd[2];
+	int status, pidfd = -1;
+
+	if (m->sfd >= 0)
+		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	while (pidfd >= 0) {
+		pfd[0] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = m->sfd, .events = POLLIN };
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents)
+			break;
+		if (pfd[1].revents &&
+		    read(m->sfd, &si, sizeof(si)) == sizeof(si)) {
+			m->stop = (int)si.ssi_signo;
+			close(pidfd);
+			return MON_STOPPED;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
 	return status;
 }
 
-static void child_status(const char *what, const char *path, int status)
+static void child_status(const struct mon *m, const char *what,
+			 const char *path, pid_t pid, int status)
 {
-	if (status < 0)
+	if (status == MON_STOPPED)
+		mqs_error("monitor: %s while %s %s (pid %d) runs: exiting without waiting for it",
+			  signal_name(m->stop), what, path, (int)pid);
+	else if (status < 0)
 		mqs_error("monitor: %s %s: cannot wait for it", what, path);
 	else if (WIFSIGNALED(status))
 		mqs_error("monitor: %s %s: killed by signal %d", what, path,
@@ -251,7 +300,7 @@ static void child_status(const char *what, const char *path, int status)
  * PROGRAM EVENT DEVICE [SLOT MEMBER], the fields also as MQSTRIPE_*
  * variables; the monitor waits for it (events stay in order).
  */
-static void run_program(const struct mon *m, const struct mqs_mon_event *ev)
+static void run_program(struct mon *m, const struct mqs_mon_event *ev)
 {
 	char *argv[6] = { (char *)m->program, (char *)ev->event,
 			  (char *)ev->device, NULL };
@@ -284,7 +333,7 @@ static void run_program(const struct mon *m, const struct mqs_mon_event *ev)
 			  strerror(errno));
 		_exit(127);
 	}
-	child_status("program", m->program, wait_child(pid));
+	child_status(m, "program", m->program, pid, wait_child(m, pid));
 }
 
 static void write_mail(FILE *f, const struct mon *m,
@@ -319,7 +368,7 @@ static void write_mail(FILE *f, const struct mon *m,
 }
 
 /* The mail, through "sendmail -t" (it reads the recipients in To:). */
-static void send_mail(const struct mon *m, const struct mqs_mon_event *ev)
+static void send_mail(struct mon *m, const struct mqs_mon_event *ev)
 {
 	int fd[2];
 	pid_t pid;
@@ -356,14 +405,14 @@ static void send_mail(const struct mon *m, const struct mqs_mon_event *ev)
 		write_mail(f, m, ev);
 		fclose(f);
 	}
-	child_status("mail through", m->sendmail, wait_child(pid));
+	child_status(m, "mail through", m->sendmail, pid, wait_child(m, pid));
 }
 
-static void report(const struct mon *m, const struct mqs_mon_event *ev)
+static void report(struct mon *m, const struct mqs_mon_event *ev)
 {
 	char line[512];
 
-	if (!mon_watches(m, ev))
+	if (m->stop || !mon_watches(m, ev))
 		return;
 	event_line(ev, line, sizeof(line));
 	printf("%s\n", line);
@@ -373,7 +422,7 @@ static void report(const struct mon *m, const struct mqs_mon_event *ev)
 		       line);
 	if (m->program)
 		run_program(m, ev);
-	if (m->mailaddr)
+	if (m->mailaddr && !m->stop)
 		send_mail(m, ev);
 }
 
@@ -514,7 +563,7 @@ static int report_arrays(struct mon *m, struct udev *udev, bool test)
 		watched = -1;
 		goto out;
 	}
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < count && !m->stop; i++) {
 		struct mqs_mon_event ev = { 0 };
 
 		rc = mqs_info(&ctl, indexes[i], &info, members,
@@ -612,12 +661,18 @@ static int check_destinations(const struct mon *m, const char *program_from)
 	return MQS_EXIT_OK;
 }
 
-static int monitor_loop(struct mon *m, struct udev_monitor *um, int sfd,
+static void log_exit(const struct mon *m, int sig)
+{
+	if (m->syslog)
+		syslog(LOG_INFO, "%s: exiting", strsignal(sig));
+}
+
+static int monitor_loop(struct mon *m, struct udev_monitor *um,
 			struct udev *udev)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = udev_monitor_get_fd(um), .events = POLLIN },
-		{ .fd = sfd, .events = POLLIN },
+		{ .fd = m->sfd, .events = POLLIN },
 	};
 	struct signalfd_siginfo si;
 
@@ -629,10 +684,8 @@ static int monitor_loop(struct mon *m, struct udev_monitor *um, int sfd,
 			return MQS_EXIT_FAIL;
 		}
 		if (pfd[1].revents) {
-			if (read(sfd, &si, sizeof(si)) == sizeof(si) &&
-			    m->syslog)
-				syslog(LOG_INFO, "%s: exiting",
-				       strsignal((int)si.ssi_signo));
+			if (read(m->sfd, &si, sizeof(si)) == sizeof(si))
+				log_exit(m, (int)si.ssi_signo);
 			return MQS_EXIT_OK;
 		}
 		if (pfd[0].revents) {
@@ -641,6 +694,10 @@ static int monitor_loop(struct mon *m, struct udev_monitor *um, int sfd,
 			if (d) {
 				handle_uevent(m, udev, d);
 				udev_device_unref(d);
+			}
+			if (m->stop) {
+				log_exit(m, m->stop);
+				return MQS_EXIT_OK;
 			}
 		}
 	}
@@ -668,10 +725,10 @@ int cmd_monitor(const struct cmd *cmd, int argc, char **argv)
 	struct udev_monitor *um = NULL;
 	struct mqs_conf conf = { 0 };
 	struct udev *udev = NULL;
-	struct mon m = { 0 };
+	struct mon m = { .sfd = -1 };
 	char err[MQS_ERR_LEN], progfrom[PATH_MAX + 16];
 	sigset_t mask;
-	int first, rc, sfd = -1, watched;
+	int first, rc, watched;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
 	if (rc >= 0)
@@ -734,9 +791,9 @@ int cmd_monitor(const struct cmd *cmd, int argc, char **argv)
 		sigaddset(&mask, SIGINT);
 		sigaddset(&mask, SIGHUP);
 		sigprocmask(SIG_BLOCK, &mask, &m.oldmask);
-		sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+		m.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 		um = udev_monitor_new_from_netlink(udev, "kernel");
-		if (sfd < 0 || !um ||
+		if (m.sfd < 0 || !um ||
 		    udev_monitor_filter_add_match_subsystem_devtype(um, "block", "disk") ||
 		    udev_monitor_enable_receiving(um)) {
 			mqs_error("monitor: cannot listen to the kernel's uevents: %s",
@@ -754,15 +811,17 @@ int cmd_monitor(const struct cmd *cmd, int argc, char **argv)
 		goto out;
 	}
 	rc = MQS_EXIT_OK;
-	if (!oneshot)
-		rc = monitor_loop(&m, um, sfd, udev);
+	if (m.stop)
+		log_exit(&m, m.stop);
+	else if (!oneshot)
+		rc = monitor_loop(&m, um, udev);
 out:
 	if (um)
 		udev_monitor_unref(um);
 	if (udev)
 		udev_unref(udev);
-	if (sfd >= 0)
-		close(sfd);
+	if (m.sfd >= 0)
+		close(m.sfd);
 	if (m.syslog)
 		closelog();
 	free(m.filters);

@@ -629,6 +629,31 @@ check "monitor --test of an array not running: refused, nothing sent" \
 sc monitor --program "$TMP/prog" --oneshot "$U0"
 check "monitor --oneshot UUID: only the fault, to the program given, no mail without --scan" \
 	eval "rc_is 0 && [ \"\$(cat \"\$TMP/prog.out\")\" = \"member_faulty /dev/mqstripe0 1 $L1|db|$U0|$m1|active\" ] && [ ! -e \"\$TMP/mail.out\" ]"
+# the monitor (not --oneshot) waits for its program, but a program that
+# hangs does not keep SIGTERM from ending it: it says so, exits 0
+cat >"$TMP/hang" <<'EOF'
+#!/bin/sh
+echo $$ >"${0%/*}/hang.pid"
+unset LD_PRELOAD	# the fake's nanosleep() returns at once
+exec sleep 60
+EOF
+chmod +x "$TMP/hang"
+LD_PRELOAD=$FAKE "$STRIPECTL" monitor --program "$TMP/hang" "$U0" >"$TMP/out" 2>"$TMP/err" &
+mpid=$!
+for _ in $(seq 100); do [ -s "$TMP/hang.pid" ] && break; sleep 0.1; done
+kill -TERM "$mpid"
+for _ in $(seq 50); do kill -0 "$mpid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$mpid" 2>/dev/null; then
+	kill -KILL "$mpid"
+	wait "$mpid"
+	rc=124
+else
+	wait "$mpid"
+	rc=$?
+fi
+[ -s "$TMP/hang.pid" ] && kill "$(cat "$TMP/hang.pid")" 2>/dev/null
+check "monitor: SIGTERM while its program hangs ends it, exit 0, saying so" \
+	eval "rc_is 0 && err_is '^stripectl: monitor: SIGTERM while program $TMP/hang \\(pid [0-9]+\\) runs: exiting without waiting for it\$'"
 printf 'MAILADDR\n' >"$CONF"
 MQSTRIPE_CONF=$CONF sc monitor --scan --syslog --oneshot
 check "monitor --scan: a MAILADDR line without address names file and line" \
