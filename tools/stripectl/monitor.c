@@ -53,7 +53,7 @@ struct mon_filter {
 /* The name and UUID of an array seen, for its array_stopped event. */
 struct mon_known {
 	char kname[32];
-	char name[MQSTRIPE_NAME_LEN];
+	char name[MQS_SB_SHOWN_NAME_LEN];
 	char uuid[40];
 };
 
@@ -168,14 +168,27 @@ static void read_attr(const char *kname, const char *attr, char *buf,
 		buf[0] = '\0';
 }
 
+/*
+ * The array's name into the event, escaped: it goes into the headers of a
+ * mail, into syslog and onto a terminal, where a newline or an escape
+ * sequence must not arrive raw.
+ */
+static void set_name(struct mqs_mon_event *ev, const char *name)
+{
+	mqs_sb_shown_name(name, ev->name);
+}
+
 /* The array's own fields, from sysfs. */
 static void array_event(struct mqs_mon_event *ev, const char *what,
 			const char *kname)
 {
+	char name[MQSTRIPE_NAME_LEN + 1];
+
 	*ev = (struct mqs_mon_event){ 0 };
 	snprintf(ev->event, sizeof(ev->event), "%s", what);
 	snprintf(ev->device, sizeof(ev->device), "/dev/%s", kname);
-	read_attr(kname, "name", ev->name, sizeof(ev->name));
+	read_attr(kname, "name", name, sizeof(name));
+	set_name(ev, name);
 	read_attr(kname, "uuid", ev->uuid, sizeof(ev->uuid));
 	read_attr(kname, "state", ev->state, sizeof(ev->state));
 }
@@ -444,7 +457,6 @@ static void event_from_props(struct mqs_mon_event *ev, struct udev_device *d)
 		size_t len;
 	} props[] = {
 		{ "MQSTRIPE_EVENT", ev->event, sizeof(ev->event) },
-		{ "MQSTRIPE_NAME", ev->name, sizeof(ev->name) },
 		{ "MQSTRIPE_ARRAY_UUID", ev->uuid, sizeof(ev->uuid) },
 		{ "MQSTRIPE_STATE", ev->state, sizeof(ev->state) },
 		{ "MQSTRIPE_SLOT", ev->slot, sizeof(ev->slot) },
@@ -456,6 +468,7 @@ static void event_from_props(struct mqs_mon_event *ev, struct udev_device *d)
 	for (i = 0; i < ARRAY_SIZE(props); i++)
 		snprintf(props[i].field, props[i].len, "%s",
 			 prop(d, props[i].key));
+	set_name(ev, prop(d, "MQSTRIPE_NAME"));
 }
 
 /* One uevent of a disk: an event to report, or nothing. */
@@ -508,7 +521,7 @@ static void report_array(struct mon *m, struct udev *udev, bool test,
 	uint32_t s;
 
 	mqs_array_node(info->index, ev.device, sizeof(ev.device));
-	snprintf(ev.name, sizeof(ev.name), "%s", info->name);
+	set_name(&ev, info->name);
 	mqs_format_uuid(info->uuid, ev.uuid);
 	snprintf(ev.state, sizeof(ev.state), "%s",
 		 array_state_name(info->state));
@@ -573,7 +586,7 @@ static int report_arrays(struct mon *m, struct udev *udev, bool test)
 		snprintf(kname, sizeof(kname), MQSTRIPE_DISK_PREFIX "%u",
 			 indexes[i]);
 		snprintf(ev.device, sizeof(ev.device), "/dev/%s", kname);
-		snprintf(ev.name, sizeof(ev.name), "%s", info.name);
+		set_name(&ev, info.name);
 		mqs_format_uuid(info.uuid, ev.uuid);
 		mon_remember(m, kname, ev.name, ev.uuid, false);
 		if (!mon_watches(m, &ev))

@@ -629,6 +629,19 @@ check "monitor --test of an array not running: refused, nothing sent" \
 sc monitor --program "$TMP/prog" --oneshot "$U0"
 check "monitor --oneshot UUID: only the fault, to the program given, no mail without --scan" \
 	eval "rc_is 0 && [ \"\$(cat \"\$TMP/prog.out\")\" = \"member_faulty /dev/mqstripe0 1 $L1|db|$U0|$m1|active\" ] && [ ! -e \"\$TMP/mail.out\" ]"
+# a name the module should have refused (a newline, an escape sequence)
+# reaches the mail, stdout and syslog escaped: it makes no mail header
+rm -f "$TMP/mail.out" "$TMP/syslog"
+FAKE_MQS_INFO_NAME=$'db\nBcc: x@evil.example\e[2J' FAKE_MQS_SYSLOG=$TMP/syslog \
+	MQSTRIPE_SENDMAIL=$TMP/sendmail sc monitor --mail ops@example.invalid --syslog --oneshot "$U0"
+name_escaped() {
+	! grep -q '^Bcc:' "$TMP/mail.out" &&
+	grep -qxF "Subject: mqstripe member_faulty event on $(hostname): array db\\x0aBcc: x@evil.example\\x1b[2J (/dev/mqstripe0)" "$TMP/mail.out" &&
+	[ "$(wc -l <"$TMP/out")" = 1 ] && [ "$(wc -l <"$TMP/syslog")" = 1 ] &&
+	! grep -q $'\e' "$TMP/out" "$TMP/mail.out" "$TMP/syslog"
+}
+check "monitor: an array name with a newline or an escape is escaped in the mail, on stdout and in syslog" \
+	eval 'rc_is 0 && no_err && name_escaped'
 # the monitor (not --oneshot) waits for its program, but a program that
 # hangs does not keep SIGTERM from ending it: it says so, exits 0
 cat >"$TMP/hang" <<'EOF'
