@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -647,17 +648,35 @@ static int parse_filters(struct mon *m, char **args, int nr)
 	return MQS_EXIT_OK;
 }
 
+/*
+ * 0 when @path is a file execv() runs, else a negative errno: access()
+ * alone lets a directory through (X_OK is search there).
+ */
+static int executable(const char *path)
+{
+	struct stat st;
+
+	if (access(path, X_OK) || stat(path, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	return S_ISREG(st.st_mode) ? 0 : -EACCES;
+}
+
 /* The program and sendmail must be there before the first event. */
 static int check_destinations(const struct mon *m, const char *program_from)
 {
+	int rc;
+
 	if (m->program && !strchr(m->program, '/')) {
 		mqs_error("monitor: %s %s: give the program's path (it is run without a shell or PATH search)",
 			  program_from, m->program);
 		return MQS_EXIT_USAGE;
 	}
-	if (m->program && access(m->program, X_OK)) {
+	rc = m->program ? executable(m->program) : 0;
+	if (rc) {
 		mqs_error("monitor: %s %s: %s: give the path of an executable program",
-			  program_from, m->program, strerror(errno));
+			  program_from, m->program, strerror(-rc));
 		return MQS_EXIT_FAIL;
 	}
 	if (m->mailaddr &&
@@ -666,9 +685,10 @@ static int check_destinations(const struct mon *m, const char *program_from)
 			  m->mailaddr);
 		return MQS_EXIT_USAGE;
 	}
-	if (m->mailaddr && access(m->sendmail, X_OK)) {
+	rc = m->mailaddr ? executable(m->sendmail) : 0;
+	if (rc) {
 		mqs_error("monitor: mail to %s needs %s: %s (install a mail transfer agent, e.g. exim4-daemon-light or postfix, or give --program)",
-			  m->mailaddr, m->sendmail, strerror(errno));
+			  m->mailaddr, m->sendmail, strerror(-rc));
 		return MQS_EXIT_FAIL;
 	}
 	return MQS_EXIT_OK;
