@@ -75,6 +75,7 @@ struct mon_known {
  *	(the signals are not blocked then).
  * @stop: the signal that ended the monitor while it waited for a child,
  *	0 while it goes on.
+ * @failed: a program or a mail failed (--oneshot's exit status 1).
  * @host: this host's name, for the mails.
  */
 struct mon {
@@ -90,6 +91,7 @@ struct mon {
 	sigset_t oldmask;
 	int sfd;
 	int stop;
+	bool failed;
 	char host[256];
 };
 
@@ -294,9 +296,11 @@ static int wait_child(struct mon *m, pid_t pid)
 	return status;
 }
 
-static void child_status(const struct mon *m, const char *what,
+static void child_status(struct mon *m, const char *what,
 			 const char *path, pid_t pid, int status)
 {
+	if (status && status != MON_STOPPED)
+		m->failed = true;
 	if (status == MON_STOPPED)
 		mqs_error("monitor: %s while %s %s (pid %d) runs: exiting without waiting for it",
 			  signal_name(m->stop), what, path, (int)pid);
@@ -329,6 +333,7 @@ static void run_program(struct mon *m, const struct mqs_mon_event *ev)
 	if (pid < 0) {
 		mqs_error("monitor: cannot run %s: %s", m->program,
 			  strerror(errno));
+		m->failed = true;
 		return;
 	}
 	if (!pid) {
@@ -391,6 +396,7 @@ static void send_mail(struct mon *m, const struct mqs_mon_event *ev)
 	if (pipe2(fd, O_CLOEXEC)) {
 		mqs_error("monitor: mail to %s: %s", m->mailaddr,
 			  strerror(errno));
+		m->failed = true;
 		return;
 	}
 	fflush(stdout);
@@ -398,6 +404,7 @@ static void send_mail(struct mon *m, const struct mqs_mon_event *ev)
 	if (pid < 0) {
 		mqs_error("monitor: mail to %s: %s", m->mailaddr,
 			  strerror(errno));
+		m->failed = true;
 		close(fd[0]);
 		close(fd[1]);
 		return;
@@ -843,7 +850,8 @@ int cmd_monitor(const struct cmd *cmd, int argc, char **argv)
 			  m.nr_filters ? " of those given" : "");
 		goto out;
 	}
-	rc = MQS_EXIT_OK;
+	/* --oneshot (--test): whether every program and mail went out */
+	rc = oneshot && m.failed ? MQS_EXIT_FAIL : MQS_EXIT_OK;
 	if (m.stop)
 		log_exit(&m, m.stop);
 	else if (!oneshot)
