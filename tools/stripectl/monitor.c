@@ -296,8 +296,13 @@ static int wait_child(struct mon *m, pid_t pid)
 	return status;
 }
 
-static void child_status(struct mon *m, const char *what,
-			 const char *path, pid_t pid, int status)
+/*
+ * How a child ended, when not well: one line naming the program (@what
+ * @path) and the event it was for.
+ */
+static void child_status(struct mon *m, const struct mqs_mon_event *ev,
+			 const char *what, const char *path, pid_t pid,
+			 int status)
 {
 	if (status && status != MON_STOPPED)
 		m->failed = true;
@@ -305,12 +310,14 @@ static void child_status(struct mon *m, const char *what,
 		mqs_error("monitor: %s while %s %s (pid %d) runs: exiting without waiting for it",
 			  signal_name(m->stop), what, path, (int)pid);
 	else if (status < 0)
-		mqs_error("monitor: %s %s: cannot wait for it", what, path);
+		mqs_error("monitor: %s %s, for %s of %s: cannot wait for it",
+			  what, path, ev->event, ev->device);
 	else if (WIFSIGNALED(status))
-		mqs_error("monitor: %s %s: killed by signal %d", what, path,
-			  WTERMSIG(status));
+		mqs_error("monitor: %s %s, for %s of %s: killed by signal %d",
+			  what, path, ev->event, ev->device, WTERMSIG(status));
 	else if (WEXITSTATUS(status))
-		mqs_error("monitor: %s %s: exit status %d", what, path,
+		mqs_error("monitor: %s %s, for %s of %s: exit status %d",
+			  what, path, ev->event, ev->device,
 			  WEXITSTATUS(status));
 }
 
@@ -331,8 +338,8 @@ static void run_program(struct mon *m, const struct mqs_mon_event *ev)
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
-		mqs_error("monitor: cannot run %s: %s", m->program,
-			  strerror(errno));
+		mqs_error("monitor: cannot run %s for %s of %s: %s",
+			  m->program, ev->event, ev->device, strerror(errno));
 		m->failed = true;
 		return;
 	}
@@ -352,7 +359,7 @@ static void run_program(struct mon *m, const struct mqs_mon_event *ev)
 			  strerror(errno));
 		_exit(127);
 	}
-	child_status(m, "program", m->program, pid, wait_child(m, pid));
+	child_status(m, ev, "program", m->program, pid, wait_child(m, pid));
 }
 
 static void write_mail(FILE *f, const struct mon *m,
@@ -389,21 +396,22 @@ static void write_mail(FILE *f, const struct mon *m,
 /* The mail, through "sendmail -t" (it reads the recipients in To:). */
 static void send_mail(struct mon *m, const struct mqs_mon_event *ev)
 {
+	char what[PATH_MAX + 32];
 	int fd[2];
 	pid_t pid;
 	FILE *f;
 
 	if (pipe2(fd, O_CLOEXEC)) {
-		mqs_error("monitor: mail to %s: %s", m->mailaddr,
-			  strerror(errno));
+		mqs_error("monitor: mail to %s, for %s of %s: %s", m->mailaddr,
+			  ev->event, ev->device, strerror(errno));
 		m->failed = true;
 		return;
 	}
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
-		mqs_error("monitor: mail to %s: %s", m->mailaddr,
-			  strerror(errno));
+		mqs_error("monitor: mail to %s, for %s of %s: %s", m->mailaddr,
+			  ev->event, ev->device, strerror(errno));
 		m->failed = true;
 		close(fd[0]);
 		close(fd[1]);
@@ -426,7 +434,8 @@ static void send_mail(struct mon *m, const struct mqs_mon_event *ev)
 		write_mail(f, m, ev);
 		fclose(f);
 	}
-	child_status(m, "mail through", m->sendmail, pid, wait_child(m, pid));
+	snprintf(what, sizeof(what), "mail to %s through", m->mailaddr);
+	child_status(m, ev, what, m->sendmail, pid, wait_child(m, pid));
 }
 
 static void report(struct mon *m, const struct mqs_mon_event *ev)
