@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <syslog.h>
@@ -52,7 +54,7 @@ struct mon_filter {
 /* The name and UUID of an array seen, for its array_stopped event. */
 struct mon_known {
 	char kname[32];
-	char name[MQSTRIPE_NAME_LEN];
+	char name[MQS_SB_SHOWN_NAME_LEN];
 	char uuid[40];
 };
 
@@ -69,6 +71,11 @@ struct mon_known {
  * @nr_known: entries in @known.
  * @oldmask: the signal mask before the monitor blocked its signals, for
  *	the children.
+ * @sfd: the signalfd of SIGTERM, SIGINT and SIGHUP; -1 with --oneshot
+ *	(the signals are not blocked then).
+ * @stop: the signal that ended the monitor while it waited for a child,
+ *	0 while it goes on.
+ * @failed: a program or a mail failed (--oneshot's exit status 1).
  * @host: this host's name, for the mails.
  */
 struct mon {
@@ -82,6 +89,9 @@ struct mon {
 	struct mon_known *known;
 	size_t nr_known;
 	sigset_t oldmask;
+	int sfd;
+	int stop;
+	bool failed;
 	char host[256];
 };
 
@@ -161,14 +171,27 @@ static void read_attr(const char *kname, const char *attr, char *buf,
 		buf[0] = '\0';
 }
 
+/*
+ * The array's name into the event, escaped: it goes into the headers of a
+ * mail, into syslog and onto a terminal, where a newline or an escape
+ * sequence must not arrive raw.
+ */
+static void set_name(struct mqs_mon_event *ev, const char *name)
+{
+	mqs_sb_shown_name(name, ev->name);
+}
+
 /* The array's own fields, from sysfs. */
 static void array_event(struct mqs_mon_event *ev, const char *what,
 			const char *kname)
 {
+	char name[MQSTRIPE_NAME_LEN + 1];
+
 	*ev = (struct mqs_mon_event){ 0 };
 	snprintf(ev->event, sizeof(ev->event), "%s", what);
 	snprintf(ev->device, sizeof(ev->device), "/dev/%s", kname);
-	read_attr(kname, "name", ev->name, sizeof(ev->name));
+	read_attr(kname, "name", name, sizeof(name));
+	set_name(ev, name);
 	read_attr(kname, "uuid", ev->uuid, sizeof(ev->uuid));
 	read_attr(kname, "state", ev->state, sizeof(ev->state));
 }
@@ -225,25 +248,76 @@ static void child_setup(const struct mon *m)
 	signal(SIGPIPE, SIG_DFL);
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
+/* wait_child()'s answer when a signal ended the wait */
+#define MON_STOPPED	(-2)
 
+static const char *signal_name(int sig)
+{
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" :
+	       sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/*
+ * The child's wait status, -1 when it cannot be waited for, MON_STOPPED
+ * when SIGTERM, SIGINT or SIGHUP came first (@m->stop): a program that
+ * hangs must not keep the monitor from ending.  The child is left to
+ * finish.  Without pidfd_open() (before Linux 5.3) the wait is plain.
+ */
+static int wait_child(struct mon *m, pid_t pid)
+{
+	struct signalfd_siginfo si;
+	struct pollfd pfd[2];
+	int status, pidfd = -1;
+
+	if (m->sfd >= 0)
+		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	while (pidfd >= 0) {
+		pfd[0] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = m->sfd, .events = POLLIN };
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents)
+			break;
+		if (pfd[1].revents &&
+		    read(m->sfd, &si, sizeof(si)) == sizeof(si)) {
+			m->stop = (int)si.ssi_signo;
+			close(pidfd);
+			return MON_STOPPED;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
 	return status;
 }
 
-static void child_status(const char *what, const char *path, int status)
+/*
+ * How a child ended, when not well: one line naming the program (@what
+ * @path) and the event it was for.
+ */
+static void child_status(struct mon *m, const struct mqs_mon_event *ev,
+			 const char *what, const char *path, pid_t pid,
+			 int status)
 {
-	if (status < 0)
-		mqs_error("monitor: %s %s: cannot wait for it", what, path);
+	if (status && status != MON_STOPPED)
+		m->failed = true;
+	if (status == MON_STOPPED)
+		mqs_error("monitor: %s while %s %s (pid %d) runs: exiting without waiting for it",
+			  signal_name(m->stop), what, path, (int)pid);
+	else if (status < 0)
+		mqs_error("monitor: %s %s, for %s of %s: cannot wait for it",
+			  what, path, ev->event, ev->device);
 	else if (WIFSIGNALED(status))
-		mqs_error("monitor: %s %s: killed by signal %d", what, path,
-			  WTERMSIG(status));
+		mqs_error("monitor: %s %s, for %s of %s: killed by signal %d",
+			  what, path, ev->event, ev->device, WTERMSIG(status));
 	else if (WEXITSTATUS(status))
-		mqs_error("monitor: %s %s: exit status %d", what, path,
+		mqs_error("monitor: %s %s, for %s of %s: exit status %d",
+			  what, path, ev->event, ev->device,
 			  WEXITSTATUS(status));
 }
 
@@ -251,7 +325,7 @@ static void child_status(const char *what, const char *path, int status)
  * PROGRAM EVENT DEVICE [SLOT MEMBER], the fields also as MQSTRIPE_*
  * variables; the monitor waits for it (events stay in order).
  */
-static void run_program(const struct mon *m, const struct mqs_mon_event *ev)
+static void run_program(struct mon *m, const struct mqs_mon_event *ev)
 {
 	char *argv[6] = { (char *)m->program, (char *)ev->event,
 			  (char *)ev->device, NULL };
@@ -264,8 +338,9 @@ static void run_program(const struct mon *m, const struct mqs_mon_event *ev)
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
-		mqs_error("monitor: cannot run %s: %s", m->program,
-			  strerror(errno));
+		mqs_error("monitor: cannot run %s for %s of %s: %s",
+			  m->program, ev->event, ev->device, strerror(errno));
+		m->failed = true;
 		return;
 	}
 	if (!pid) {
@@ -284,7 +359,7 @@ static void run_program(const struct mon *m, const struct mqs_mon_event *ev)
 			  strerror(errno));
 		_exit(127);
 	}
-	child_status("program", m->program, wait_child(pid));
+	child_status(m, ev, "program", m->program, pid, wait_child(m, pid));
 }
 
 static void write_mail(FILE *f, const struct mon *m,
@@ -319,22 +394,25 @@ static void write_mail(FILE *f, const struct mon *m,
 }
 
 /* The mail, through "sendmail -t" (it reads the recipients in To:). */
-static void send_mail(const struct mon *m, const struct mqs_mon_event *ev)
+static void send_mail(struct mon *m, const struct mqs_mon_event *ev)
 {
+	char what[PATH_MAX + 32];
 	int fd[2];
 	pid_t pid;
 	FILE *f;
 
 	if (pipe2(fd, O_CLOEXEC)) {
-		mqs_error("monitor: mail to %s: %s", m->mailaddr,
-			  strerror(errno));
+		mqs_error("monitor: mail to %s, for %s of %s: %s", m->mailaddr,
+			  ev->event, ev->device, strerror(errno));
+		m->failed = true;
 		return;
 	}
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0) {
-		mqs_error("monitor: mail to %s: %s", m->mailaddr,
-			  strerror(errno));
+		mqs_error("monitor: mail to %s, for %s of %s: %s", m->mailaddr,
+			  ev->event, ev->device, strerror(errno));
+		m->failed = true;
 		close(fd[0]);
 		close(fd[1]);
 		return;
@@ -356,14 +434,15 @@ static void send_mail(const struct mon *m, const struct mqs_mon_event *ev)
 		write_mail(f, m, ev);
 		fclose(f);
 	}
-	child_status("mail through", m->sendmail, wait_child(pid));
+	snprintf(what, sizeof(what), "mail to %s through", m->mailaddr);
+	child_status(m, ev, what, m->sendmail, pid, wait_child(m, pid));
 }
 
-static void report(const struct mon *m, const struct mqs_mon_event *ev)
+static void report(struct mon *m, const struct mqs_mon_event *ev)
 {
 	char line[512];
 
-	if (!mon_watches(m, ev))
+	if (m->stop || !mon_watches(m, ev))
 		return;
 	event_line(ev, line, sizeof(line));
 	printf("%s\n", line);
@@ -373,7 +452,7 @@ static void report(const struct mon *m, const struct mqs_mon_event *ev)
 		       line);
 	if (m->program)
 		run_program(m, ev);
-	if (m->mailaddr)
+	if (m->mailaddr && !m->stop)
 		send_mail(m, ev);
 }
 
@@ -395,7 +474,6 @@ static void event_from_props(struct mqs_mon_event *ev, struct udev_device *d)
 		size_t len;
 	} props[] = {
 		{ "MQSTRIPE_EVENT", ev->event, sizeof(ev->event) },
-		{ "MQSTRIPE_NAME", ev->name, sizeof(ev->name) },
 		{ "MQSTRIPE_ARRAY_UUID", ev->uuid, sizeof(ev->uuid) },
 		{ "MQSTRIPE_STATE", ev->state, sizeof(ev->state) },
 		{ "MQSTRIPE_SLOT", ev->slot, sizeof(ev->slot) },
@@ -407,6 +485,7 @@ static void event_from_props(struct mqs_mon_event *ev, struct udev_device *d)
 	for (i = 0; i < ARRAY_SIZE(props); i++)
 		snprintf(props[i].field, props[i].len, "%s",
 			 prop(d, props[i].key));
+	set_name(ev, prop(d, "MQSTRIPE_NAME"));
 }
 
 /* One uevent of a disk: an event to report, or nothing. */
@@ -459,7 +538,7 @@ static void report_array(struct mon *m, struct udev *udev, bool test,
 	uint32_t s;
 
 	mqs_array_node(info->index, ev.device, sizeof(ev.device));
-	snprintf(ev.name, sizeof(ev.name), "%s", info->name);
+	set_name(&ev, info->name);
 	mqs_format_uuid(info->uuid, ev.uuid);
 	snprintf(ev.state, sizeof(ev.state), "%s",
 		 array_state_name(info->state));
@@ -514,7 +593,7 @@ static int report_arrays(struct mon *m, struct udev *udev, bool test)
 		watched = -1;
 		goto out;
 	}
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < count && !m->stop; i++) {
 		struct mqs_mon_event ev = { 0 };
 
 		rc = mqs_info(&ctl, indexes[i], &info, members,
@@ -524,7 +603,7 @@ static int report_arrays(struct mon *m, struct udev *udev, bool test)
 		snprintf(kname, sizeof(kname), MQSTRIPE_DISK_PREFIX "%u",
 			 indexes[i]);
 		snprintf(ev.device, sizeof(ev.device), "/dev/%s", kname);
-		snprintf(ev.name, sizeof(ev.name), "%s", info.name);
+		set_name(&ev, info.name);
 		mqs_format_uuid(info.uuid, ev.uuid);
 		mon_remember(m, kname, ev.name, ev.uuid, false);
 		if (!mon_watches(m, &ev))
@@ -585,17 +664,35 @@ static int parse_filters(struct mon *m, char **args, int nr)
 	return MQS_EXIT_OK;
 }
 
+/*
+ * 0 when @path is a file execv() runs, else a negative errno: access()
+ * alone lets a directory through (X_OK is search there).
+ */
+static int executable(const char *path)
+{
+	struct stat st;
+
+	if (access(path, X_OK) || stat(path, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	return S_ISREG(st.st_mode) ? 0 : -EACCES;
+}
+
 /* The program and sendmail must be there before the first event. */
 static int check_destinations(const struct mon *m, const char *program_from)
 {
+	int rc;
+
 	if (m->program && !strchr(m->program, '/')) {
 		mqs_error("monitor: %s %s: give the program's path (it is run without a shell or PATH search)",
 			  program_from, m->program);
 		return MQS_EXIT_USAGE;
 	}
-	if (m->program && access(m->program, X_OK)) {
+	rc = m->program ? executable(m->program) : 0;
+	if (rc) {
 		mqs_error("monitor: %s %s: %s: give the path of an executable program",
-			  program_from, m->program, strerror(errno));
+			  program_from, m->program, strerror(-rc));
 		return MQS_EXIT_FAIL;
 	}
 	if (m->mailaddr &&
@@ -604,20 +701,27 @@ static int check_destinations(const struct mon *m, const char *program_from)
 			  m->mailaddr);
 		return MQS_EXIT_USAGE;
 	}
-	if (m->mailaddr && access(m->sendmail, X_OK)) {
+	rc = m->mailaddr ? executable(m->sendmail) : 0;
+	if (rc) {
 		mqs_error("monitor: mail to %s needs %s: %s (install a mail transfer agent, e.g. exim4-daemon-light or postfix, or give --program)",
-			  m->mailaddr, m->sendmail, strerror(errno));
+			  m->mailaddr, m->sendmail, strerror(-rc));
 		return MQS_EXIT_FAIL;
 	}
 	return MQS_EXIT_OK;
 }
 
-static int monitor_loop(struct mon *m, struct udev_monitor *um, int sfd,
+static void log_exit(const struct mon *m, int sig)
+{
+	if (m->syslog)
+		syslog(LOG_INFO, "%s: exiting", strsignal(sig));
+}
+
+static int monitor_loop(struct mon *m, struct udev_monitor *um,
 			struct udev *udev)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = udev_monitor_get_fd(um), .events = POLLIN },
-		{ .fd = sfd, .events = POLLIN },
+		{ .fd = m->sfd, .events = POLLIN },
 	};
 	struct signalfd_siginfo si;
 
@@ -629,10 +733,8 @@ static int monitor_loop(struct mon *m, struct udev_monitor *um, int sfd,
 			return MQS_EXIT_FAIL;
 		}
 		if (pfd[1].revents) {
-			if (read(sfd, &si, sizeof(si)) == sizeof(si) &&
-			    m->syslog)
-				syslog(LOG_INFO, "%s: exiting",
-				       strsignal((int)si.ssi_signo));
+			if (read(m->sfd, &si, sizeof(si)) == sizeof(si))
+				log_exit(m, (int)si.ssi_signo);
 			return MQS_EXIT_OK;
 		}
 		if (pfd[0].revents) {
@@ -641,6 +743,10 @@ static int monitor_loop(struct mon *m, struct udev_monitor *um, int sfd,
 			if (d) {
 				handle_uevent(m, udev, d);
 				udev_device_unref(d);
+			}
+			if (m->stop) {
+				log_exit(m, m->stop);
+				return MQS_EXIT_OK;
 			}
 		}
 	}
@@ -668,10 +774,10 @@ int cmd_monitor(const struct cmd *cmd, int argc, char **argv)
 	struct udev_monitor *um = NULL;
 	struct mqs_conf conf = { 0 };
 	struct udev *udev = NULL;
-	struct mon m = { 0 };
+	struct mon m = { .sfd = -1 };
 	char err[MQS_ERR_LEN], progfrom[PATH_MAX + 16];
 	sigset_t mask;
-	int first, rc, sfd = -1, watched;
+	int first, rc, watched;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
 	if (rc >= 0)
@@ -734,9 +840,9 @@ int cmd_monitor(const struct cmd *cmd, int argc, char **argv)
 		sigaddset(&mask, SIGINT);
 		sigaddset(&mask, SIGHUP);
 		sigprocmask(SIG_BLOCK, &mask, &m.oldmask);
-		sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+		m.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 		um = udev_monitor_new_from_netlink(udev, "kernel");
-		if (sfd < 0 || !um ||
+		if (m.sfd < 0 || !um ||
 		    udev_monitor_filter_add_match_subsystem_devtype(um, "block", "disk") ||
 		    udev_monitor_enable_receiving(um)) {
 			mqs_error("monitor: cannot listen to the kernel's uevents: %s",
@@ -753,16 +859,19 @@ int cmd_monitor(const struct cmd *cmd, int argc, char **argv)
 			  m.nr_filters ? " of those given" : "");
 		goto out;
 	}
-	rc = MQS_EXIT_OK;
-	if (!oneshot)
-		rc = monitor_loop(&m, um, sfd, udev);
+	/* --oneshot (--test): whether every program and mail went out */
+	rc = oneshot && m.failed ? MQS_EXIT_FAIL : MQS_EXIT_OK;
+	if (m.stop)
+		log_exit(&m, m.stop);
+	else if (!oneshot)
+		rc = monitor_loop(&m, um, udev);
 out:
 	if (um)
 		udev_monitor_unref(um);
 	if (udev)
 		udev_unref(udev);
-	if (sfd >= 0)
-		close(sfd);
+	if (m.sfd >= 0)
+		close(m.sfd);
 	if (m.syslog)
 		closelog();
 	free(m.filters);

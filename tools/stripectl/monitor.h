@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "mqstripe.h"
+#include "superblock.h"
 
 /* What sendmail is run, unless $MQSTRIPE_SENDMAIL names another. */
 #define MQS_SENDMAIL	"/usr/sbin/sendmail"
@@ -20,7 +21,9 @@
  * @event: member_faulty, member_gone, array_failed, member_cleared (the
  *	module's MQSTRIPE_EVENT), array_started, array_stopped, test.
  * @device: the array's node, /dev/mqstripeN.
- * @name: the array's name, "" when unknown.
+ * @name: the array's name as mqs_sb_shown_name() shows it (bytes other
+ *	than printable ASCII escaped: not trusted to be the valid name the
+ *	module takes), "" when unknown.
  * @uuid: the array's UUID, "" when unknown.
  * @state: active or failed, "" when unknown.
  * @slot: the member's slot, "" for an array event.
@@ -31,7 +34,7 @@
 struct mqs_mon_event {
 	char event[32];
 	char device[48];
-	char name[MQSTRIPE_NAME_LEN];
+	char name[MQS_SB_SHOWN_NAME_LEN];
 	char uuid[40];
 	char state[16];
 	char slot[16];

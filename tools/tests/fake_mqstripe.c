@@ -34,6 +34,8 @@
  *                          instead of zeros (another writer's data)
  *   FAKE_MQS_SYSLOG        a file: syslog() appends "PRIORITY MESSAGE" lines
  *                          to it instead of logging
+ *   FAKE_MQS_INFO_NAME     the name INFO reports for every array, any bytes
+ *                          (a name the real module would have refused)
  *
  * nanosleep() returns at once (below): stripectl's waits take no time here.
  *
@@ -464,6 +466,9 @@ static int info(struct mqstripe_info *in)
 	in->queue_depth = a->qd;
 	in->nr_hw_queues = 2;
 	memcpy(in->name, a->name, sizeof(in->name));
+	if (getenv("FAKE_MQS_INFO_NAME"))
+		strncpy(in->name, getenv("FAKE_MQS_INFO_NAME"),
+			sizeof(in->name) - 1);
 	memcpy(in->uuid, a->uuid, sizeof(in->uuid));
 	for (i = 0; i < a->nr && i < in->members_cap; i++) {
 		memset(&m[i], 0, sizeof(m[i]));

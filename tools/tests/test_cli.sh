@@ -153,6 +153,8 @@ expect 2 "monitor: nowhere to report: give --program, --mail or --syslog, or --s
 MQSTRIPE_CONF=/nonexistent expect 2 "monitor: nowhere to report: .*or put a MAILADDR or PROGRAM line in /nonexistent \(mqstripe.conf\(5\)\)$" monitor --scan
 expect 2 "monitor: --program true: give the program's path \(it is run without a shell or PATH search\)" monitor --program true db
 expect 1 "monitor: --program /nonexistent: No such file or directory: give the path of an executable program" monitor --program /nonexistent db
+expect 1 "monitor: --program $TMP: Is a directory: give the path of an executable program" monitor --program "$TMP" --oneshot db
+MQSTRIPE_SENDMAIL=$TMP expect 1 "monitor: mail to root needs $TMP: Is a directory \\(install a mail transfer agent" monitor --mail root --oneshot db
 MQSTRIPE_SENDMAIL=/nonexistent expect 1 "monitor: mail to root needs /nonexistent: No such file or directory \(install a mail transfer agent" monitor --mail root db
 expect 2 "monitor: mail address 'a b' is empty or has blanks" monitor --mail 'a b' db
 expect 2 "monitor: 'bad name' is not an array's device, name or UUID: name has the byte 0x20" monitor --syslog 'bad name'

@@ -629,6 +629,50 @@ check "monitor --test of an array not running: refused, nothing sent" \
 sc monitor --program "$TMP/prog" --oneshot "$U0"
 check "monitor --oneshot UUID: only the fault, to the program given, no mail without --scan" \
 	eval "rc_is 0 && [ \"\$(cat \"\$TMP/prog.out\")\" = \"member_faulty /dev/mqstripe0 1 $L1|db|$U0|$m1|active\" ] && [ ! -e \"\$TMP/mail.out\" ]"
+MQSTRIPE_SENDMAIL=/bin/false sc monitor --program /bin/false --mail root --oneshot --test "$U0"
+check "monitor --oneshot --test: a program or a mail that fails is exit status 1, each failure a line naming event and array" \
+	eval "rc_is 1 && [ \"\$(cat \"\$TMP/err\")\" = 'stripectl: monitor: program /bin/false, for test of /dev/mqstripe0: exit status 1
+stripectl: monitor: mail to root through /bin/false, for test of /dev/mqstripe0: exit status 1
+stripectl: monitor: program /bin/false, for member_faulty of /dev/mqstripe0: exit status 1
+stripectl: monitor: mail to root through /bin/false, for member_faulty of /dev/mqstripe0: exit status 1' ]"
+# a name the module should have refused (a newline, an escape sequence)
+# reaches the mail, stdout and syslog escaped: it makes no mail header
+rm -f "$TMP/mail.out" "$TMP/syslog"
+FAKE_MQS_INFO_NAME=$'db\nBcc: x@evil.example\e[2J' FAKE_MQS_SYSLOG=$TMP/syslog \
+	MQSTRIPE_SENDMAIL=$TMP/sendmail sc monitor --mail ops@example.invalid --syslog --oneshot "$U0"
+name_escaped() {
+	! grep -q '^Bcc:' "$TMP/mail.out" &&
+	grep -qxF "Subject: mqstripe member_faulty event on $(hostname): array db\\x0aBcc: x@evil.example\\x1b[2J (/dev/mqstripe0)" "$TMP/mail.out" &&
+	[ "$(wc -l <"$TMP/out")" = 1 ] && [ "$(wc -l <"$TMP/syslog")" = 1 ] &&
+	! grep -q $'\e' "$TMP/out" "$TMP/mail.out" "$TMP/syslog"
+}
+check "monitor: an array name with a newline or an escape is escaped in the mail, on stdout and in syslog" \
+	eval 'rc_is 0 && no_err && name_escaped'
+# the monitor (not --oneshot) waits for its program, but a program that
+# hangs does not keep SIGTERM from ending it: it says so, exits 0
+cat >"$TMP/hang" <<'EOF'
+#!/bin/sh
+echo $$ >"${0%/*}/hang.pid"
+unset LD_PRELOAD	# the fake's nanosleep() returns at once
+exec sleep 60
+EOF
+chmod +x "$TMP/hang"
+LD_PRELOAD=$FAKE "$STRIPECTL" monitor --program "$TMP/hang" "$U0" >"$TMP/out" 2>"$TMP/err" &
+mpid=$!
+for _ in $(seq 100); do [ -s "$TMP/hang.pid" ] && break; sleep 0.1; done
+kill -TERM "$mpid"
+for _ in $(seq 50); do kill -0 "$mpid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$mpid" 2>/dev/null; then
+	kill -KILL "$mpid"
+	wait "$mpid"
+	rc=124
+else
+	wait "$mpid"
+	rc=$?
+fi
+[ -s "$TMP/hang.pid" ] && kill "$(cat "$TMP/hang.pid")" 2>/dev/null
+check "monitor: SIGTERM while its program hangs ends it, exit 0, saying so" \
+	eval "rc_is 0 && err_is '^stripectl: monitor: SIGTERM while program $TMP/hang \\(pid [0-9]+\\) runs: exiting without waiting for it\$'"
 printf 'MAILADDR\n' >"$CONF"
 MQSTRIPE_CONF=$CONF sc monitor --scan --syslog --oneshot
 check "monitor --scan: a MAILADDR line without address names file and line" \
