@@ -679,6 +679,19 @@ static int executable(const char *path)
 	return S_ISREG(st.st_mode) ? 0 : -EACCES;
 }
 
+/* An address for To:, one header line: no blank, no control byte. */
+static bool mail_addr_ok(const char *addr)
+{
+	const unsigned char *p = (const unsigned char *)addr;
+
+	if (!*p)
+		return false;
+	for (; *p; p++)
+		if (*p <= ' ' || *p == 0x7f)
+			return false;
+	return true;
+}
+
 /* The program and sendmail must be there before the first event. */
 static int check_destinations(const struct mon *m, const char *program_from)
 {
@@ -695,9 +708,8 @@ static int check_destinations(const struct mon *m, const char *program_from)
 			  program_from, m->program, strerror(-rc));
 		return MQS_EXIT_FAIL;
 	}
-	if (m->mailaddr &&
-	    (!m->mailaddr[0] || strpbrk(m->mailaddr, " \t\r\n"))) {
-		mqs_error("monitor: mail address '%s' is empty or has blanks: give one address (several: separated by commas, without blanks)",
+	if (m->mailaddr && !mail_addr_ok(m->mailaddr)) {
+		mqs_error("monitor: mail address '%s' is empty or has blanks or control bytes: give one address (several: separated by commas, without blanks)",
 			  m->mailaddr);
 		return MQS_EXIT_USAGE;
 	}

@@ -157,6 +157,7 @@ expect 1 "monitor: --program $TMP: Is a directory: give the path of an executabl
 MQSTRIPE_SENDMAIL=$TMP expect 1 "monitor: mail to root needs $TMP: Is a directory \\(install a mail transfer agent" monitor --mail root --oneshot db
 MQSTRIPE_SENDMAIL=/nonexistent expect 1 "monitor: mail to root needs /nonexistent: No such file or directory \(install a mail transfer agent" monitor --mail root db
 expect 2 "monitor: mail address 'a b' is empty or has blanks" monitor --mail 'a b' db
+MQSTRIPE_SENDMAIL=/bin/true expect 2 "monitor: mail address 'root.*' is empty or has blanks or control bytes" monitor --mail $'root\e[2J' --oneshot db
 expect 2 "monitor: 'bad name' is not an array's device, name or UUID: name has the byte 0x20" monitor --syslog 'bad name'
 expect 2 "monitor: /dev/null: not an mqstripe array: give an array's device" monitor --syslog /dev/null
 printf 'PROGRAM bin/alert\n' >"$TMP/conf"
