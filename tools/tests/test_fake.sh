@@ -253,6 +253,10 @@ if have_jq; then
 	check "status --json members" eval 'jq_is "[.members[] | [.slot, .device, .state, .size_bytes, .read_errors]]" "[[0,\"$L3\",\"ok\",1073741824,0],[1,\"$L4\",\"faulty\",1073741824,3]]"'
 	check "status --json queue limits" eval 'jq_is "[.queue_limits | .logical_block_size_bytes, .optimal_io_size_bytes, .max_sectors_kb, .discard_max_bytes, .write_cache, .fua, .rotational, .read_ahead_kb]" "[512,1048576,1280,2199023255040,\"write back\",true,false,null]"'
 	check "status --json keys" eval 'jq_is "keys" "[\"capacity_bytes\",\"chunk_bytes\",\"data_offset_bytes\",\"device\",\"index\",\"json_version\",\"major\",\"member_data_bytes\",\"members\",\"minor\",\"name\",\"nr_hw_queues\",\"nr_members\",\"queue_depth\",\"queue_limits\",\"read_only\",\"state\",\"stripe_width_bytes\",\"superblock\",\"uuid\"]"'
+	check "status --json keys of members, superblock and queue_limits" eval 'jq_is "(.members[] | keys), (.superblock | keys), (.queue_limits | keys)" "[\"device\",\"flush_errors\",\"major\",\"member_uuid\",\"minor\",\"read_errors\",\"size_bytes\",\"slot\",\"state\",\"write_errors\"]
+[\"device\",\"flush_errors\",\"major\",\"member_uuid\",\"minor\",\"read_errors\",\"size_bytes\",\"slot\",\"state\",\"write_errors\"]
+[\"ctime\",\"events\",\"format_version\",\"state\"]
+[\"discard_granularity_bytes\",\"discard_max_bytes\",\"fua\",\"logical_block_size_bytes\",\"max_hw_sectors_kb\",\"max_sectors_kb\",\"max_segments\",\"minimum_io_size_bytes\",\"optimal_io_size_bytes\",\"physical_block_size_bytes\",\"read_ahead_kb\",\"rotational\",\"write_cache\",\"write_zeroes_max_bytes\"]" && jq_is "keys_unsorted[0]" "\"json_version\""'
 else
 	skip "no jq" "list and status JSON"
 fi
