@@ -173,17 +173,24 @@ static const struct cmd commands[] = {
 	{
 		.name = "status",
 		.fn = cmd_status,
-		.args = "[OPTIONS] DEVICE",
+		.args = "[--json] DEVICE | --prometheus [DEVICE]",
 		.summary = "show an array's geometry, members and queue limits",
 		.description =
 "Show the array DEVICE (/dev/mqstripeN, mqstripeN, a link to the device\n"
 "node or the array's name): name, UUID, state, geometry, the members by\n"
 "slot with their member UUIDs (from their superblocks) and error\n"
 "counters, and the queue limits the block layer uses\n"
-"(/sys/block/mqstripeN/queue).",
-		.min_args = 1,
+"(/sys/block/mqstripeN/queue).\n"
+"\n"
+"With --prometheus, metrics in the Prometheus text format for\n"
+"node_exporter's textfile collector, of DEVICE or without it of every\n"
+"array: mqstripe_array_* (state, read-only, capacity, IO counters from\n"
+"/sys/block/mqstripeN/stat) and mqstripe_member_* (state, read, write and\n"
+"flush error counters, the member device's IO counters), labelled\n"
+"array=\"mqstripeN\" and slot=\"S\".  The module keeps no latency figures:\n"
+"there are none.",
+		.min_args = 0,
 		.max_args = 1,
-		.missing = "no DEVICE given",
 	},
 	{
 		.name = "help",

@@ -51,6 +51,7 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv);
 int cmd_clear(const struct cmd *cmd, int argc, char **argv);
 int cmd_list(const struct cmd *cmd, int argc, char **argv);
 int cmd_status(const struct cmd *cmd, int argc, char **argv);
+int status_prometheus(const char *arg);
 int cmd_assemble(const struct cmd *cmd, int argc, char **argv);
 int cmd_examine(const struct cmd *cmd, int argc, char **argv);
 int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv);

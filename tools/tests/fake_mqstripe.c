@@ -219,6 +219,9 @@ static void make_sysfs(const struct fake_array *a, bool readonly)
 	snprintf(mq, sizeof(mq), "%s/mqstripe", dir);
 	mkdir(mq, 0755);
 	put_file(mq, "readonly", "%d\n", readonly);
+	/* the 17 fields of a kernel's block stat file, each its own value */
+	put_file(dir, "stat",
+		 "     100        1      800       30       50        2      400       20        3       40       60        4        5       16        6        7        8\n");
 	strcat(dir, "/queue");
 	mkdir(dir, 0755);
 	put_file(dir, "logical_block_size", "512\n");

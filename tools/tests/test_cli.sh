@@ -147,7 +147,9 @@ expect 2 "stop: unexpected argument 'b'" stop a b
 expect 2 "clear: give ARRAY and SLOT" clear a
 expect 2 "clear: SLOT: 'b' is not a number" clear a b
 expect 2 "clear: unexpected argument '2'" clear a 1 2
-expect 2 "status: no DEVICE given" status
+expect 2 "status: no DEVICE given \\(only --prometheus goes without\\)" status
+expect 2 "status: no DEVICE given" status --json
+expect 2 "status: give --json or --prometheus, not both" status -j -p
 expect 2 "status: unknown option '--bogus'" status --bogus mqstripe0
 expect 2 "list: unexpected argument 'x'" list x
 expect 2 "list: option '--json' takes no value" list --json=yes

@@ -261,6 +261,36 @@ else
 	skip "no jq" "list and status JSON"
 fi
 
+# --- status --prometheus: the text format (prom_check.py), the values
+PROMCHECK=$TOP/tools/tests/prom_check.py
+printf '# TYPE a_total counter\na_total{x="1"} 1\n# TYPE b gauge\nb 1\na_total{x="2"} 1\n' >"$TMP/bad.prom"
+printf 'a 1\n' >"$TMP/untyped.prom"
+printf '# TYPE a gauge\na{x="\\q"} 1\n' >"$TMP/escape.prom"
+check "prom_check.py refuses a metric's samples apart, a sample without TYPE, a bad escape" \
+	eval '! python3 "$PROMCHECK" "$TMP/bad.prom" 2>/dev/null && ! python3 "$PROMCHECK" "$TMP/untyped.prom" 2>/dev/null && ! python3 "$PROMCHECK" "$TMP/escape.prom" 2>/dev/null'
+prom() {	# prom NAME{LABELS}: its value in $TMP/out
+	awk -v k="$1" '$1 == k { print $2 }' "$TMP/out"
+}
+sc status --prometheus
+check "status --prometheus: every array, in the text format" \
+	eval 'rc_is 0 && no_err && python3 "$PROMCHECK" "$TMP/out" && [ "$(prom mqstripe_arrays)" = 2 ] && [ "$(prom "mqstripe_array_info{array=\"mqstripe0\",name=\"db\",uuid=\"$U0\"}")" = 1 ] && [ "$(prom "mqstripe_array_capacity_bytes{array=\"mqstripe1\"}")" = 2143289344 ]'
+check "status --prometheus: states, one sample per state" \
+	eval '[ "$(prom "mqstripe_array_state{array=\"mqstripe0\",state=\"active\"}") $(prom "mqstripe_array_state{array=\"mqstripe0\",state=\"failed\"}")" = "1 0" ] && [ "$(prom "mqstripe_member_state{array=\"mqstripe0\",slot=\"1\",state=\"faulty\"}") $(prom "mqstripe_member_state{array=\"mqstripe0\",slot=\"1\",state=\"ok\"}") $(prom "mqstripe_member_state{array=\"mqstripe0\",slot=\"0\",state=\"ok\"}")" = "1 0 1" ]'
+check "status --prometheus: member error counters" \
+	eval '[ "$(prom "mqstripe_member_read_errors_total{array=\"mqstripe0\",slot=\"1\"}") $(prom "mqstripe_member_write_errors_total{array=\"mqstripe0\",slot=\"1\"}") $(prom "mqstripe_member_flush_errors_total{array=\"mqstripe0\",slot=\"1\"}") $(prom "mqstripe_member_read_errors_total{array=\"mqstripe0\",slot=\"0\"}")" = "3 1 0 0" ]'
+check "status --prometheus: the array's IO from its stat file, in IOs, bytes and seconds" \
+	eval '[ "$(prom "mqstripe_array_io_completed_total{array=\"mqstripe0\",op=\"read\"}") $(prom "mqstripe_array_io_completed_total{array=\"mqstripe0\",op=\"write\"}") $(prom "mqstripe_array_io_completed_total{array=\"mqstripe0\",op=\"discard\"}") $(prom "mqstripe_array_io_completed_total{array=\"mqstripe0\",op=\"flush\"}")" = "100 50 4 7" ] && [ "$(prom "mqstripe_array_io_bytes_total{array=\"mqstripe0\",op=\"read\"}") $(prom "mqstripe_array_io_bytes_total{array=\"mqstripe0\",op=\"write\"}") $(prom "mqstripe_array_io_bytes_total{array=\"mqstripe0\",op=\"discard\"}")" = "409600 204800 8192" ] && [ "$(prom "mqstripe_array_io_time_seconds_total{array=\"mqstripe0\",op=\"read\"}") $(prom "mqstripe_array_io_time_seconds_total{array=\"mqstripe0\",op=\"flush\"}") $(prom "mqstripe_array_io_in_flight{array=\"mqstripe0\"}") $(prom "mqstripe_array_io_busy_seconds_total{array=\"mqstripe0\"}")" = "0.030 0.008 3 0.040" ]'
+read -r -a lst < "/sys/dev/block/$((0x$(stat -c %t "$L1"))):$((0x$(stat -c %T "$L1")))/stat"
+check "status --prometheus: a member's IO from its device's stat file, its device named" \
+	eval '[ "$(prom "mqstripe_member_io_completed_total{array=\"mqstripe0\",slot=\"1\",op=\"write\"}") $(prom "mqstripe_member_io_bytes_total{array=\"mqstripe0\",slot=\"1\",op=\"write\"}")" = "${lst[4]} $((lst[6] * 512))" ] && [ "$(prom "mqstripe_member_info{array=\"mqstripe0\",slot=\"1\",device=\"${L1#/dev/}\",major_minor=\"$((0x$(stat -c %t "$L1"))):$((0x$(stat -c %T "$L1")))\"}")" = 1 ]'
+check "status --prometheus: no latency metric (the module keeps none)" \
+	eval '! grep -q latency "$TMP/out"'
+sc status --prometheus db
+check "status --prometheus DEVICE: that array alone" \
+	eval 'rc_is 0 && python3 "$PROMCHECK" "$TMP/out" && [ "$(prom mqstripe_arrays)" = 1 ] && ! grep -q "array=\"mqstripe1\"" "$TMP/out" && [ "$(grep -c "^mqstripe_member_state{array=\"mqstripe0\"" "$TMP/out")" = 9 ]'
+sc status --prometheus --json db
+check "status --prometheus --json: refused" eval "rc_is 2 && err_is '^stripectl: status: give --json or --prometheus, not both'"
+
 # --- stop ---
 start=$SECONDS
 FAKE_MQS_BUSY=3 sc stop db
