@@ -159,6 +159,26 @@ static const struct cmd commands[] = {
 		.missing = "give ARRAY and SLOT",
 	},
 	{
+		.name = "rename",
+		.fn = cmd_rename,
+		.args = "[--force] ARRAY NAME",
+		.summary = "give a running array a new name",
+		.description =
+"The running array ARRAY is named NAME from now on: in the module (sysfs\n"
+"mqstripe/name, the uevents: udev moves /dev/stripe/NAME and\n"
+"/dev/disk/by-id/mqstripe-name-NAME) and in the superblock of every\n"
+"member, so the name lasts.  IO goes on meanwhile; the array may be\n"
+"mounted.  NAME is checked as 'create --name' checks it; a name another\n"
+"running array has is refused, and one that another array's superblocks\n"
+"carry unless --force.  An array assembled --readonly or with a gone\n"
+"member is refused: nothing can be written.  A failed superblock write\n"
+"puts every superblock and the old name back.  ARRAY is /dev/mqstripeN,\n"
+"mqstripeN, a link to it or the array's name.",
+		.min_args = 2,
+		.max_args = 2,
+		.missing = "give ARRAY and NAME",
+	},
+	{
 		.name = "list",
 		.fn = cmd_list,
 		.args = "[OPTIONS]",
@@ -274,6 +294,8 @@ static void print_features(uint64_t features)
 		{ MQSTRIPE_FEAT_POLL, "poll" },
 		{ MQSTRIPE_FEAT_NOWAIT, "nowait" },
 		{ MQSTRIPE_FEAT_READONLY, "readonly" },
+		{ MQSTRIPE_FEAT_CLEAR, "clear" },
+		{ MQSTRIPE_FEAT_RENAME, "rename" },
 	};
 	const char *sep = "";
 	size_t i;

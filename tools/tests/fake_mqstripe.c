@@ -42,6 +42,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -440,6 +441,34 @@ static int remove_array(struct mqstripe_remove *r)
 	return 0;
 }
 
+/* like the module: a valid name, not another array's; the same is no-op */
+static int rename_array(struct mqstripe_rename *r)
+{
+	struct fake_array *a;
+	size_t len = strnlen(r->name, sizeof(r->name)), i;
+	int rc = check_hdr(&r->hdr, sizeof(*r), 0);
+
+	if (rc)
+		return rc;
+	if (r->reserved0 || !all_zero(r->reserved, sizeof(r->reserved)) ||
+	    len == sizeof(r->name))
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)r->name[i]) &&
+		    !strchr("._-", r->name[i]))
+			return -EINVAL;
+	load();
+	a = find(r->index);
+	if (!a)
+		return -ENODEV;
+	for (i = 0; i < nr_arrays; i++)
+		if (&arrays[i] != a && len && !strcmp(arrays[i].name, r->name))
+			return -EEXIST;
+	memcpy(a->name, r->name, sizeof(a->name));
+	save();
+	return 0;
+}
+
 static int info(struct mqstripe_info *in)
 {
 	struct mqstripe_member_info *m =
@@ -520,6 +549,8 @@ static int control(unsigned long req, void *arg)
 		return info(arg);
 	case MQSTRIPE_IOC_LIST:
 		return list(arg);
+	case MQSTRIPE_IOC_RENAME:
+		return rename_array(arg);
 	}
 	return -ENOTTY;
 }

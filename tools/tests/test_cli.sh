@@ -147,6 +147,11 @@ expect 2 "stop: unexpected argument 'b'" stop a b
 expect 2 "clear: give ARRAY and SLOT" clear a
 expect 2 "clear: SLOT: 'b' is not a number" clear a b
 expect 2 "clear: unexpected argument '2'" clear a 1 2
+expect 2 "rename: give ARRAY and NAME" rename a
+expect 2 "rename: unexpected argument 'c'" rename a b c
+expect 2 "rename: NAME: the name is empty" rename a ''
+expect 2 "rename: NAME: name '\\.\\.' cannot be a link in /dev/stripe/" rename a ..
+expect 2 "rename: NAME: name '-x' starts with '-'" rename a -- -x
 expect 2 "status: no DEVICE given \\(only --prometheus goes without\\)" status
 expect 2 "status: no DEVICE given" status --json
 expect 2 "status: give --json or --prometheus, not both" status -j -p
@@ -255,7 +260,7 @@ else
 fi
 expect 0 "" -h
 expect 0 "" help
-for c in create stop list status help; do
+for c in create stop rename list status help; do
 	expect 0 "" "$c" --help
 	if grep -q "^Usage: stripectl $c" "$TMP/out" &&
 	   [ "$(awk 'length > 80' "$TMP/out" | wc -l)" -eq 0 ]; then

@@ -123,7 +123,7 @@ jq_is() {	# jq_is FILTER VALUE: the JSON on stdout has it
 # --- version and an empty list ---
 sc --version
 check "--version shows the module" \
-	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly)$' "$TMP/out"
+	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly clear rename)$' "$TMP/out"
 sc list
 check "list without arrays: no output, exit 0" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && no_err'
 sc list --json
@@ -982,6 +982,81 @@ cut "zero-superblock ${C[*]}" stopped zeroed
 # a conversion to format 2 cut anywhere: format 1 and 2 members assemble
 stopped1() { quiet create --name cut --chunk 64K --metadata 1 "${C[@]}" && fill; quiet stop cut; }
 cut "assemble --metadata 2 ${C[*]}" stopped1 comes_back
+fresh
+
+# --- rename: the module and every member's superblock, events + 1 ---
+ex_all() {	# ex_all KEY: KEY of each member of C, each followed by a space
+	local l
+	for l in "${C[@]}"; do
+		printf '%s ' "$(ex "$l" "$1")"
+	done
+}
+running_name() { LD_PRELOAD=$FAKE "$STRIPECTL" list | awk -v d="$1" '$1 == d { print $2 }'; }
+made
+dev=$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "cut" { print $1 }')
+ev=$(ex "${C[0]}" MQSTRIPE_EVENTS)
+sc rename cut web
+check "rename: says what it did" \
+	eval "rc_is 0 && no_err && stdout_is \"$dev: renamed from 'cut' to 'web' in the module and the superblocks of 3 members\""
+check "... the module has the new name, every superblock too, one event on" \
+	eval '[ "$(running_name "$dev")" = web ] && [ "$(ex_all MQSTRIPE_NAME)$(ex_all MQSTRIPE_EVENTS)" = "web web web $((ev + 1)) $((ev + 1)) $((ev + 1)) " ]'
+sc rename web web
+check "rename to its own name: nothing to do, nothing written" \
+	eval "rc_is 0 && stdout_is \"$dev: already named 'web': nothing to do\" && [ \"\$(ex_all MQSTRIPE_EVENTS)\" = \"$((ev + 1)) $((ev + 1)) $((ev + 1)) \" ]"
+sc rename web 'a/b'
+check "rename to an invalid name: usage error" \
+	eval "rc_is 2 && err_is \"^stripectl: rename: NAME: name 'a/b' has the character '/': use only A-Z a-z 0-9 . _ -\""
+sc rename web mqstripe3
+check "rename to a device's name: usage error" eval "rc_is 2 && err_is 'looks like a device name'"
+sc rename mqstripe7 x
+check "rename of a missing array" eval "rc_is 1 && err_is '^stripectl: mqstripe7: no such array'"
+# another array, running on L5 (its superblock carries its name), then stopped
+other=$(LD_PRELOAD=$FAKE "$STRIPECTL" create --name other "$L5" 2>/dev/null)
+sc rename --force web other
+check "rename (--force too) to a running array's name: refused, naming it, nothing written" \
+	eval "rc_is 1 && err_is \"^stripectl: $dev: rename 'other': the running array $other has this name: pick another name\$\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'web web web ' ] && [ \"\$(running_name \"$dev\")\" = web ]"
+quiet stop other
+sc rename web other
+check "rename to a name a stopped array's superblock carries: refused, naming where" \
+	eval "rc_is 1 && err_is \"^stripectl: $dev: rename 'other': already the name of array [0-9a-f-]{36} on $L5: pick another name, or give --force to use it anyway\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'web web web ' ]"
+sc rename --force web other
+check "rename --force to a stopped array's name: a warning, renamed" \
+	eval "rc_is 0 && grep -q \"^stripectl: warning: $dev: rename 'other': also the name of array\" \"\$TMP/err\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'other other other ' ]"
+quiet zero-superblock "$L5"
+# a member whose write fails: the written ones put back, the old name too
+ev=$(ex "${C[0]}" MQSTRIPE_EVENTS)
+blockdev --setro "${C[2]}"
+sc rename other web
+blockdev --setrw "${C[2]}"
+check "rename with a member that cannot be written: refused, the old superblocks and name back" \
+	eval "rc_is 1 && grep -q \"^stripectl: ${C[2]}: writing the superblock failed: .*read-only\" \"\$TMP/err\" && grep -q \"^stripectl: $dev: nothing renamed: the name is 'other' again\$\" \"\$TMP/err\" && [ \"\$(ex_all MQSTRIPE_NAME)\$(ex_all MQSTRIPE_EVENTS)\" = \"other other other $ev $ev $ev \" ] && [ \"\$(running_name \"$dev\")\" = other ]"
+quiet stop other
+check "rename, then stop and assemble: the new name, data intact" \
+	eval 'recovery && [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk "NR > 1 { print \$2 }")" = other ] && filled'
+quiet stop other
+
+# a power cut after each superblock write of rename (the module renamed
+# first), then a reboot (the fake module forgets its arrays): from the
+# first write on, the member written is the newest, so assemble starts
+# the array with the new name and writes it on every member
+reboot() { rm -f "$R/state"; }
+renamed() {
+	reboot
+	if ! recovery; then
+		why="assemble failed: $(head -c 300 "$TMP/rerr")"
+	elif [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk 'NR > 1 { print $2 }')" != renamed ]; then
+		why="assembled, not as 'renamed': $(LD_PRELOAD=$FAKE "$STRIPECTL" list)"
+	elif [ "$(ex_all MQSTRIPE_NAME)" != "renamed renamed renamed " ]; then
+		why="the members' names after the assembly: $(ex_all MQSTRIPE_NAME)"
+	elif ! filled; then
+		why="assembled, but the data at the data offset changed"
+	else
+		ok=1
+	fi
+	quiet stop renamed
+}
+cut "rename cut renamed" made renamed
+quiet stop renamed
 fresh
 
 finish
