@@ -13,7 +13,7 @@
  *  1. access: a non-root caller (uid 65534) cannot open the control device
  *     (EACCES); a caller holding an fd opened by root but without
  *     CAP_SYS_ADMIN (capset, and setresuid keeping the fd) gets EPERM for
- *     every command the driver sees (all 0xB5 numbers, the five commands
+ *     every command the driver sees (all 0xB5 numbers, each command
  *     with valid arguments, random numbers from SEED), and nothing is
  *     created.
  *  2. output bytes: GET_VERSION, INFO (and its member array) and LIST with
@@ -803,7 +803,7 @@ static int eperm_all(char *out, size_t outlen)
 		}						\
 	} while (0)
 
-	/* the five commands with valid arguments */
+	/* each command with valid arguments */
 	u.v = (struct mqstripe_version){ .hdr = HDR(u.v) };
 	TRY(MQSTRIPE_IOC_GET_VERSION, &u);
 	for (i = 0; i < (unsigned int)nreal; i++)
