@@ -112,6 +112,8 @@ struct mqs_member {
  * @event_work: sends the change uevents of member state changes
  *	(mqs_member.events) and of the array's failure; member events come
  *	from the first claim on.
+ * @name_lock: protects @name against readers outside mqs_ctl_mutex (sysfs,
+ *	@event_work); @name changes under both.
  * @name: NUL-terminated array name (may be empty).
  * @uuid: array UUID.
  * @nr_members: number of members.
@@ -136,6 +138,7 @@ struct mqs_array {
 	unsigned long flags;
 	bool disk_added;
 	struct work_struct event_work;
+	spinlock_t name_lock;	/* @name outside mqs_ctl_mutex */
 	char name[MQSTRIPE_NAME_LEN];
 	u8 uuid[MQSTRIPE_UUID_LEN];
 	u32 nr_members;
@@ -217,6 +220,7 @@ int mqs_array_info(u32 index, struct mqstripe_info *info,
 		   struct mqstripe_member_info *members, u32 cap);
 int mqs_array_list(u32 *indexes, u32 cap, u32 *count);
 int mqs_array_clear(u32 index, u32 slot, u32 *state);
+int mqs_array_rename(u32 index, const char *name);
 void mqs_array_remove_all(void);
 void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 		       blk_status_t status);

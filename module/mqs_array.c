@@ -46,7 +46,9 @@ static void mqs_send_event(struct mqs_array *a, const char *what,
 
 	snprintf(ev, sizeof(ev), "MQSTRIPE_EVENT=%s", what);
 	snprintf(uuid, sizeof(uuid), "MQSTRIPE_ARRAY_UUID=%pUb", a->uuid);
+	spin_lock(&a->name_lock);
 	snprintf(name, sizeof(name), "MQSTRIPE_NAME=%s", a->name);
+	spin_unlock(&a->name_lock);
 	snprintf(state, sizeof(state), "MQSTRIPE_STATE=%s",
 		 mqs_array_failed(a) ? "failed" : "active");
 	if (m) {
@@ -342,7 +344,13 @@ static DEVICE_ATTR_RO(uuid);
 static ssize_t name_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%s\n", mqs_dev_array(dev)->name);
+	struct mqs_array *a = mqs_dev_array(dev);
+	char name[MQSTRIPE_NAME_LEN];
+
+	spin_lock(&a->name_lock);
+	memcpy(name, a->name, sizeof(name));
+	spin_unlock(&a->name_lock);
+	return sysfs_emit(buf, "%s\n", name);
 }
 static DEVICE_ATTR_RO(name);
 
@@ -837,6 +845,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	a->data_offset_bytes = c->data_offset_bytes;
 	a->queue_depth = c->queue_depth;
 	a->readonly = c->hdr.flags & MQSTRIPE_CREATE_F_READONLY;
+	spin_lock_init(&a->name_lock);
 	memcpy(a->name, c->name, MQSTRIPE_NAME_LEN);
 	memcpy(a->uuid, c->uuid, MQSTRIPE_UUID_LEN);
 	INIT_WORK(&a->event_work, mqs_event_work);
@@ -1117,6 +1126,56 @@ int mqs_array_clear(u32 index, u32 slot, u32 *state)
 	mqs_send_event(a, "member_cleared", m);
 	sysfs_notify(&disk_to_dev(a->disk)->kobj, "mqstripe", "state");
 	sysfs_notify(&disk_to_dev(a->disk)->kobj, "mqstripe", "members");
+out:
+	mutex_unlock(&mqs_ctl_mutex);
+	return err;
+}
+
+/* ---- rename -------------------------------------------------------- */
+
+/**
+ * mqs_array_rename() - MQSTRIPE_IOC_RENAME
+ * @index: N of /dev/mqstripeN.
+ * @name: the new name (MQSTRIPE_NAME_LEN bytes, NUL-terminated if valid).
+ *
+ * The name in sysfs, INFO and the uevents changes at once; the IO path
+ * never reads it.  A change uevent (MQSTRIPE_EVENT=renamed) lets udev
+ * move the /dev/stripe/NAME link.
+ *
+ * Context: process, takes mqs_ctl_mutex.
+ * Return: 0; -ENODEV (no such array), -EINVAL (@name invalid), -EEXIST
+ * (another array has @name).
+ */
+int mqs_array_rename(u32 index, const char *name)
+{
+	char old[MQSTRIPE_NAME_LEN];
+	struct mqs_array *a, *other;
+	int err = 0;
+
+	if (!mqs_name_valid(name))
+		return -EINVAL;
+	mutex_lock(&mqs_ctl_mutex);
+	a = mqs_find(index);
+	if (!a) {
+		err = -ENODEV;
+		goto out;
+	}
+	if (!strcmp(a->name, name))
+		goto out;
+	list_for_each_entry(other, &mqs_arrays, node) {
+		if (other != a && name[0] && !strcmp(other->name, name)) {
+			err = -EEXIST;
+			goto out;
+		}
+	}
+	memcpy(old, a->name, sizeof(old));
+	spin_lock(&a->name_lock);
+	strscpy(a->name, name, sizeof(a->name));
+	spin_unlock(&a->name_lock);
+	pr_info("%s: renamed from '%s' to '%s'\n", a->disk->disk_name, old,
+		name);
+	mqs_send_event(a, "renamed", NULL);
+	sysfs_notify(&disk_to_dev(a->disk)->kobj, "mqstripe", "name");
 out:
 	mutex_unlock(&mqs_ctl_mutex);
 	return err;

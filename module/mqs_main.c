@@ -245,6 +245,20 @@ static int mqs_ctl_clear(void __user *arg)
 	return mqs_copy_out(arg, &c, sizeof(c));
 }
 
+static int mqs_ctl_rename(void __user *arg)
+{
+	struct mqstripe_rename r;
+	int err = mqs_copy_in(&r, arg, sizeof(r), 0, false);
+
+	if (!err && (r.reserved0 || !mqs_zero(r.reserved, sizeof(r.reserved))))
+		err = -EINVAL;
+	if (!err)
+		err = mqs_check_writable(arg, sizeof(r));
+	if (!err)
+		err = mqs_array_rename(r.index, r.name);
+	return err ? err : mqs_copy_out(arg, &r, sizeof(r));
+}
+
 static long mqs_ctl_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -266,6 +280,8 @@ static long mqs_ctl_ioctl(struct file *file, unsigned int cmd,
 		return mqs_ctl_list(argp);
 	case MQSTRIPE_IOC_CLEAR:
 		return mqs_ctl_clear(argp);
+	case MQSTRIPE_IOC_RENAME:
+		return mqs_ctl_rename(argp);
 	default:
 		return -ENOTTY;
 	}

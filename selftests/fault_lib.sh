@@ -315,6 +315,20 @@ EOF
 				"${st[*]:3 * c:3}"
 		fi
 	done
+	# the same figures as metrics for node_exporter (status --prometheus)
+	local arr=${dev##*/} p="$MQS_TMP/prom"
+	"$STRIPECTL" status --prometheus >"$p" 2>&1
+	check_cmd "status --prometheus: the Prometheus text format" \
+		"$PYTHON" -S "$MQS_REPO/tools/tests/prom_check.py" "$p"
+	check_eq "status --prometheus: member $bad's read and write errors and state as status --json says" \
+		"${st[3 * bad]} ${st[3 * bad + 1]} 1" \
+		"$(awk -v a="{array=\"$arr\",slot=\"$bad\"" -v s="{array=\"$arr\",slot=\"$bad\",state=\"${st[3 * bad + 2]}\"}" '
+			$1 == "mqstripe_member_read_errors_total" a "}" { r = $2 }
+			$1 == "mqstripe_member_write_errors_total" a "}" { w = $2 }
+			$1 == "mqstripe_member_state" s { x = $2 }
+			END { print r, w, x }' "$p")"
+	check_num -gt "status --prometheus: the array's bytes written (fio's)" 0 \
+		"$(awk -v k="mqstripe_array_io_bytes_total{array=\"$arr\",op=\"write\"}" '$1 == k { print $2 }' "$p")"
 
 	ft_stage faulted "$dev"
 

@@ -29,6 +29,7 @@ union mqs_any_cmd {
 	struct mqstripe_info i;
 	struct mqstripe_list l;
 	struct mqstripe_clear x;
+	struct mqstripe_rename n;
 	unsigned char raw[512];
 };
 
@@ -57,7 +58,7 @@ int xioctl(unsigned long cmd, void *arg);
 
 /* ---------------------------------------------- command numbers */
 
-#define NR_VALID 6
+#define NR_VALID 7
 extern const unsigned long valid_cmds[NR_VALID];
 extern const size_t cmd_sizes[NR_VALID];
 /* index of @cmd in valid_cmds, NR_VALID if it is not one */

@@ -412,6 +412,15 @@ static void sane_struct(int vi, void *buf, bool sane_members, bool *wide,
 		x->slot = chance(90) ? rndn(4) : rnd();
 		break;
 	}
+	case 6: {
+		struct mqstripe_rename *n = buf;
+
+		*n = (struct mqstripe_rename){ .hdr = HDR(*n) };
+		n->index = W->nlive && chance(50) ? W->live[rndn(W->nlive)] :
+			   chance(90) ? rndn(16) : rnd();
+		rnd_name(n->name, chance(70));
+		break;
+	}
 	}
 }
 

@@ -13,7 +13,7 @@
  *  1. access: a non-root caller (uid 65534) cannot open the control device
  *     (EACCES); a caller holding an fd opened by root but without
  *     CAP_SYS_ADMIN (capset, and setresuid keeping the fd) gets EPERM for
- *     every command the driver sees (all 0xB5 numbers, the five commands
+ *     every command the driver sees (all 0xB5 numbers, each command
  *     with valid arguments, random numbers from SEED), and nothing is
  *     created.
  *  2. output bytes: GET_VERSION, INFO (and its member array) and LIST with
@@ -242,7 +242,9 @@ static void t_create(void)
 	struct mqstripe_member_info mi[3];
 	struct mqstripe_remove r;
 	struct mqstripe_clear x;
-	char path[64];
+	struct mqstripe_rename n;
+	char path[64], sys[96], buf[64];
+	FILE *f;
 	struct stat st;
 	int e, dup[2], bad[2];
 	__u32 idx;
@@ -339,6 +341,38 @@ static void t_create(void)
 	x = (struct mqstripe_clear){ .hdr = HDR(x), .index = idx };
 	x.reserved[3] = 1;
 	expect(xioctl(MQSTRIPE_IOC_CLEAR, &x), EINVAL, "CLEAR reserved[3] 1");
+
+	/* RENAME: sysfs and INFO follow; the refusals change nothing */
+	n = (struct mqstripe_rename){ .hdr = HDR(n), .index = idx };
+	snprintf(n.name, sizeof(n.name), "ioctl-renamed");
+	expect(xioctl(MQSTRIPE_IOC_RENAME, &n), 0, "RENAME to ioctl-renamed");
+	expect(xioctl(MQSTRIPE_IOC_RENAME, &n), 0, "RENAME to its own name");
+	n.name[1] = ' ';
+	expect(xioctl(MQSTRIPE_IOC_RENAME, &n), EINVAL, "RENAME to a name with a space");
+	memset(n.name, 'a', sizeof(n.name));
+	expect(xioctl(MQSTRIPE_IOC_RENAME, &n), EINVAL, "RENAME name not NUL-terminated");
+	n = (struct mqstripe_rename){ .hdr = HDR(n), .index = idx };
+	n.reserved0 = 1;
+	expect(xioctl(MQSTRIPE_IOC_RENAME, &n), EINVAL, "RENAME reserved0 1");
+	n = (struct mqstripe_rename){ .hdr = HDR(n), .index = idx };
+	n.reserved[3] = 1;
+	expect(xioctl(MQSTRIPE_IOC_RENAME, &n), EINVAL, "RENAME reserved[3] 1");
+	n = (struct mqstripe_rename){ .hdr = HDR(n), .index = idx };
+	n.hdr.size -= 8;
+	expect(xioctl(MQSTRIPE_IOC_RENAME, &n), EINVAL, "RENAME hdr.size - 8");
+	n = (struct mqstripe_rename){ .hdr = HDR(n), .index = 100000 };
+	expect(xioctl(MQSTRIPE_IOC_RENAME, &n), ENODEV, "RENAME of a missing array");
+	snprintf(sys, sizeof(sys), "/sys/block/" MQSTRIPE_DISK_PREFIX "%u/mqstripe/name",
+		 idx);
+	f = fopen(sys, "r");
+	ktap_result(f && fgets(buf, sizeof(buf), f) && !strcmp(buf, "ioctl-renamed\n"),
+		    "RENAME: mqstripe/name reads ioctl-renamed");
+	if (f)
+		fclose(f);
+	memset(&info, 0, sizeof(info));
+	info = (struct mqstripe_info){ .hdr = HDR(info), .index = idx };
+	ktap_result(!xioctl(MQSTRIPE_IOC_INFO, &info) && !strcmp(info.name, "ioctl-renamed"),
+		    "RENAME: INFO names it ioctl-renamed ('%s')", info.name);
 
 	/* a member of this array cannot go into another one */
 	{
@@ -656,6 +690,7 @@ static unsigned long long member_writes(void)
 static void t_readonly(void)
 {
 	struct mqstripe_create c, top;
+	struct mqstripe_rename n;
 	char path[64], tpath[64], sys[96], buf[8];
 	unsigned long long w0;
 	int afd, tfd, ro = 0, zero = 0, e;
@@ -694,6 +729,16 @@ static void t_readonly(void)
 	e = xioctl(MQSTRIPE_IOC_CREATE, &top);
 	expect(e, 0, "READONLY: CREATE an array on top of it");
 	if (!e) {
+		/* RENAME: a name that another array has is refused */
+		n = (struct mqstripe_rename){ .hdr = HDR(n), .index = c.index };
+		snprintf(n.name, sizeof(n.name), "ro-bottom");
+		expect(xioctl(MQSTRIPE_IOC_RENAME, &n), 0, "RENAME the read-only array ro-bottom");
+		n.index = top.index;
+		expect(xioctl(MQSTRIPE_IOC_RENAME, &n), EEXIST,
+		       "RENAME the array on top to ro-bottom (the other's name)");
+		n.name[0] = '\0';
+		expect(xioctl(MQSTRIPE_IOC_RENAME, &n), 0,
+		       "RENAME the array on top to the empty name (unnamed arrays may be many)");
 		snprintf(tpath, sizeof(tpath), "/dev/" MQSTRIPE_DISK_PREFIX "%u",
 			 top.index);
 		tfd = open(tpath, O_RDWR | O_DIRECT | O_CLOEXEC);
@@ -758,7 +803,7 @@ static int eperm_all(char *out, size_t outlen)
 		}						\
 	} while (0)
 
-	/* the five commands with valid arguments */
+	/* each command with valid arguments */
 	u.v = (struct mqstripe_version){ .hdr = HDR(u.v) };
 	TRY(MQSTRIPE_IOC_GET_VERSION, &u);
 	for (i = 0; i < (unsigned int)nreal; i++)
@@ -775,6 +820,8 @@ static int eperm_all(char *out, size_t outlen)
 	TRY(MQSTRIPE_IOC_LIST, &u);
 	u.x = (struct mqstripe_clear){ .hdr = HDR(u.x) };
 	TRY(MQSTRIPE_IOC_CLEAR, &u);
+	u.n = (struct mqstripe_rename){ .hdr = HDR(u.n) };
+	TRY(MQSTRIPE_IOC_RENAME, &u);
 	/* every number of the driver's type, with a zeroed and a NULL arg */
 	memset(&u, 0, sizeof(u));
 	for (nr = 0; nr < 256; nr++)

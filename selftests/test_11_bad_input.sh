@@ -4,7 +4,10 @@
 # Bad input: each refused with its own one-line error (naming the member or
 # option) and exit code, and nothing left behind: no new /dev/mqstripe* or
 # /sys/block/mqstripe*, the members claimable again (O_EXCL open), no
-# kernel warning.  Then the control ABI directly (mqs_ioctl, built on the
+# kernel warning.  Rename refusals (an invalid name, a missing array,
+# another array's name, running or in a stopped array's superblocks, an
+# array assembled read-only) leave the superblocks as they were.  Then the
+# control ABI directly (mqs_ioctl, built on the
 # host by selftests/Makefile): wrong hdr.size, unknown version, non-zero
 # reserved fields and flags, duplicates by device number, bad fds, each
 # with a positive control; LIST with less room than arrays (the lowest
@@ -100,6 +103,48 @@ if mqs_create --chunk 64K "${M[0]}" "${M[1]}"; then
 	BUSY=()
 else
 	fail "create the first array"
+fi
+
+# rename refusals: the array keeps its name and superblocks
+if mqs_create --name ren-a --chunk 64K "${M[0]}" "${M[1]}"; then
+	ra=$MQS_DEV
+	BUSY=("${M[0]}" "${M[1]}")
+	sb0=$("$STRIPECTL" examine --export "${M[0]}" 2>&1)
+	bad "rename to an invalid name" 2 "rename: NAME: name 'a/b' has the character '/'" -- \
+		rename ren-a 'a/b'
+	bad "rename of a missing array" 1 "mqstripe99: no such array" -- rename mqstripe99 x
+	if mqs_create --name ren-b "${M[2]}"; then
+		rb=$MQS_DEV
+		BUSY+=("${M[2]}")
+		bad "rename --force to another running array's name" 1 \
+			"rename 'ren-b': the running array $rb has this name: pick another name" -- \
+			rename --force ren-a ren-b
+		check_stop "$rb"
+		BUSY=("${M[0]}" "${M[1]}")
+		bad "rename to the name a stopped array's superblock carries" 1 \
+			"rename 'ren-b': already the name of array .* on .*$(blk_name "${M[2]}").*give --force" -- \
+			rename ren-a ren-b
+	else
+		fail "create the second array"
+	fi
+	check_eq "rename refusals: ren-a's superblock as it was" "$sb0" \
+		"$("$STRIPECTL" examine --export "${M[0]}" 2>&1)"
+	check_stop "$ra"
+	sb0=$("$STRIPECTL" examine --export "${M[0]}" 2>&1)
+	if ra=$("$STRIPECTL" assemble --readonly "${M[0]}" "${M[1]}" 2>&1) && [ -b "$ra" ]; then
+		MQS_ARRAYS+=("$ra")
+		bad "rename of an array assembled --readonly" 1 \
+			"assembled read-only \(--readonly\): nothing is written to its members" -- \
+			rename ren-a ren-c
+		check_stop "$ra"
+	else
+		fail "assemble --readonly ren-a" "$ra"
+	fi
+	BUSY=()
+	check_eq "rename of a read-only array: nothing written" "$sb0" \
+		"$("$STRIPECTL" examine --export "${M[0]}" 2>&1)"
+else
+	fail "create ren-a"
 fi
 
 # geometry refused by stripectl's option checks: usage errors

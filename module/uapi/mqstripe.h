@@ -80,7 +80,9 @@ struct mqstripe_ioctl_hdr {
 #define MQSTRIPE_FEAT_READONLY		(1ULL << 6)
 /* MQSTRIPE_IOC_CLEAR */
 #define MQSTRIPE_FEAT_CLEAR		(1ULL << 7)
-#define MQSTRIPE_FEAT_ALL		((1ULL << 8) - 1)
+/* MQSTRIPE_IOC_RENAME */
+#define MQSTRIPE_FEAT_RENAME		(1ULL << 8)
+#define MQSTRIPE_FEAT_ALL		((1ULL << 9) - 1)
 
 /**
  * struct mqstripe_version - MQSTRIPE_IOC_GET_VERSION
@@ -245,6 +247,32 @@ struct mqstripe_clear {
 	__u64 reserved[4];
 };
 
+/**
+ * struct mqstripe_rename - MQSTRIPE_IOC_RENAME: a running array's new name
+ * @hdr: common header.
+ * @index: in: N of /dev/mqstripeN.
+ * @reserved0: must be zero.
+ * @name: in: the new name, NUL-terminated, of [A-Za-z0-9._-], may be
+ *	empty (as CREATE's).
+ * @reserved: must be zero.
+ *
+ * The array's name (sysfs mqstripe/name, INFO, the uevents'
+ * MQSTRIPE_NAME) becomes @name at once; IO goes on undisturbed.  A change
+ * uevent (MQSTRIPE_EVENT=renamed) follows, at which udev moves the
+ * /dev/stripe/NAME link.  The superblocks on the members are not touched:
+ * the caller writes them.  The array's own name again is no error and
+ * sends nothing.  Errors: ENODEV (no such array), EEXIST (another array
+ * has this name), EINVAL (name not NUL-terminated or invalid, header,
+ * reserved fields), EPERM, EFAULT.
+ */
+struct mqstripe_rename {
+	struct mqstripe_ioctl_hdr hdr;
+	__u32 index;
+	__u32 reserved0;
+	char name[MQSTRIPE_NAME_LEN];
+	__u64 reserved[4];
+};
+
 /* Array and member states. */
 #define MQSTRIPE_STATE_ACTIVE	0	/* every member answers */
 #define MQSTRIPE_STATE_FAILED	1	/* a member failed: IO to it fails */
@@ -353,5 +381,7 @@ struct mqstripe_list {
 	_IOWR(MQSTRIPE_IOC_MAGIC, 0x04, struct mqstripe_list)
 #define MQSTRIPE_IOC_CLEAR \
 	_IOWR(MQSTRIPE_IOC_MAGIC, 0x05, struct mqstripe_clear)
+#define MQSTRIPE_IOC_RENAME \
+	_IOWR(MQSTRIPE_IOC_MAGIC, 0x06, struct mqstripe_rename)
 
 #endif /* _UAPI_LINUX_MQSTRIPE_H */

@@ -23,9 +23,9 @@
 #                   MQS_DEBUG_SLOWDOWN, default 3)
 #   --keep          keep the images and records (path printed)
 # Each test gets MQS_TIMEOUT seconds (default 600): test_04_cut, a power
-# cut after every superblock write of five commands (two copies each in
-# format 2), takes about 280 s beside the other CI lanes, the others
-# under 60 s.
+# cut after every superblock write of six commands (two copies each in
+# format 2), takes about 320 s beside the other CI lanes, the others
+# under 100 s.
 
 set -u
 SELF=$(cd "$(dirname "$0")" && pwd)

@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # First boot of the reboot test: create an array over the
-# first four NVMe namespaces, mkfs.xfs, write files, record their checksums
-# and which image (NVMe serial) holds which slot in the shared directory,
-# stop.  Checks the superblocks as create and stop leave them.
+# first four NVMe namespaces, mkfs.xfs, write files, rename the array
+# while it is mounted (the name the next boots expect), record the files'
+# checksums and which image (NVMe serial) holds which slot in the shared
+# directory, stop.  Checks the superblocks as create, rename and stop
+# leave them.
 # Catches: create not writing superblocks, or writing them after the array
-# started; stop not marking them clean.
+# started; a rename that disturbs IO or does not reach every superblock;
+# stop not marking them clean.
 
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -22,10 +25,12 @@ rm -f "$PERSIST_DIR/array" "$PERSIST_DIR/sums" "$PERSIST_DIR/slots"
 for m in "${M[@]}"; do
 	check_eq "$m is blank before create" "" "$(ex "$m" MQSTRIPE_ARRAY_UUID)"
 done
-# blank members need no --force (lib.sh's mqs_create would pass it)
-out=$("$STRIPECTL" create --name "$ARRAY_NAME" --chunk 64K "${M[@]}" 2>&1)
+# blank members need no --force (lib.sh's mqs_create would pass it); the
+# array gets its lasting name by a rename below
+FIRST_NAME=${ARRAY_NAME}0
+out=$("$STRIPECTL" create --name "$FIRST_NAME" --chunk 64K "${M[@]}" 2>&1)
 [[ $out =~ ^/dev/mqstripe[0-9]+$ ]] ||
-	mqs_die "stripectl create --name $ARRAY_NAME --chunk 64K ${M[*]}" "$out"
+	mqs_die "stripectl create --name $FIRST_NAME --chunk 64K ${M[*]}" "$out"
 track_array "$out"
 MQS_DEV=$out
 MQS_SYS=/sys/block/$(basename "$out")
@@ -33,7 +38,7 @@ pass "create printed $MQS_DEV"
 UUID=$(cat "$MQS_SYS/mqstripe/uuid")
 for i in 0 1 2 3; do
 	check_eq "${M[i]}: superblock of the running array, slot $i, events 1, active" \
-		"$UUID $i 4 1 active $ARRAY_NAME" \
+		"$UUID $i 4 1 active $FIRST_NAME" \
 		"$(ex "${M[i]}" MQSTRIPE_ARRAY_UUID) $(ex "${M[i]}" MQSTRIPE_SLOT) $(ex "${M[i]}" MQSTRIPE_MEMBERS) $(ex "${M[i]}" MQSTRIPE_EVENTS) $(ex "${M[i]}" MQSTRIPE_STATE) $(ex "${M[i]}" MQSTRIPE_NAME)"
 done
 
@@ -42,12 +47,27 @@ mkfs.xfs -f -q "$MQS_DEV" >"$MQS_TMP/mkfs.out" 2>&1 ||
 mqs_mount "$MQS_DEV" "$MQS_TMP/mnt" || mqs_die "mount $MQS_DEV"
 write_tree "$MQS_TMP/mnt" "$MQS_TMP/sums"
 sync
+# a rename of the mounted array, with a write going on meanwhile
+dd if=/dev/urandom of="$MQS_TMP/mnt/during-rename" bs=1M count=8 oflag=direct status=none &
+ddpid=$!
+check_eq "rename $FIRST_NAME to $ARRAY_NAME while mounted: says what it did" \
+	"$MQS_DEV: renamed from '$FIRST_NAME' to '$ARRAY_NAME' in the module and the superblocks of 4 members" \
+	"$("$STRIPECTL" rename "$FIRST_NAME" "$ARRAY_NAME" 2>&1)"
+wait "$ddpid"
+check_eq "the write during the rename completed" 0 "$?"
+check_eq "sysfs: the new name" "$ARRAY_NAME" "$(cat "$MQS_SYS/mqstripe/name")"
+for i in 0 1 2 3; do
+	check_eq "${M[i]}: after rename: events 2, active, the new name" \
+		"2 active $ARRAY_NAME" \
+		"$(ex "${M[i]}" MQSTRIPE_EVENTS) $(ex "${M[i]}" MQSTRIPE_STATE) $(ex "${M[i]}" MQSTRIPE_NAME)"
+done
+rm -f "$MQS_TMP/mnt/during-rename"
 check_cmd "checksums verify before umount" \
 	bash -c "cd '$MQS_TMP/mnt' && sha256sum --quiet -c '$MQS_TMP/sums'"
 check_cmd "umount" umount "$MQS_TMP/mnt"
 check_stop "$MQS_DEV"
 for i in 0 1 2 3; do
-	check_eq "${M[i]}: after stop: events 3 (two passes), clean" "3 clean" \
+	check_eq "${M[i]}: after stop: events 4 (two passes), clean" "4 clean" \
 		"$(ex "${M[i]}" MQSTRIPE_EVENTS) $(ex "${M[i]}" MQSTRIPE_STATE)"
 done
 check_free "members free after stop" "${M[@]}"

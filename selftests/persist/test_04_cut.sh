@@ -3,19 +3,20 @@
 #
 # A power cut after every superblock write (each copy of format 2 is a
 # write of its own) of create, stop, assemble (also one that grows the
-# array, and one that converts format 1 to 2) and zero-superblock, on real
-# members:
-# two dm maps over NVMe namespaces.  mqs_cutshim.so stops stripectl right
-# after its K-th superblock write and the fsync() that makes it durable (a
-# write not followed by one fails); then every member drops its writes
-# (dm-flakey drop_writes: the power is gone), stripectl is killed, and the
-# members come back as they were (dm-linear).  After each cut, plain
-# assemble does what docs/FORMAT.md ("Updates") says for that command and
-# write: it gives the array back with the data written through it before
-# the command (stop, assemble, create once every member has a copy,
-# zero-superblock before a member lost both), or refuses with the
-# documented message, starting nothing (create's earlier writes,
-# zero-superblock's later ones).  K runs from 1 until the command ends without a cut.
+# array, and one that converts format 1 to 2), zero-superblock and rename
+# of the running array, on real members: two dm maps over NVMe
+# namespaces.  mqs_cutshim.so stops stripectl right after its K-th
+# superblock write and the fsync() that makes it durable (a write not
+# followed by one fails); then every member drops its writes (dm-flakey
+# drop_writes: the power is gone), stripectl is killed, and the members
+# come back as they were (dm-linear).  After each cut, plain assemble does
+# what docs/FORMAT.md ("Updates") says for that command and write: it
+# gives the array back with the data written through it before the
+# command (stop, assemble, create once every member has a copy,
+# zero-superblock before a member lost both; rename with the new name),
+# or refuses with the documented message, starting nothing (create's
+# earlier writes, zero-superblock's later ones).  K runs from 1 until the
+# command ends without a cut.
 # Catches: a write order that a cut leaves unrecoverable (members refused,
 # or needing --force), an array started on a half-written set, data of the
 # array lost by an update, a superblock write not made durable.
@@ -44,6 +45,7 @@ for i in 0 1; do
 done
 diag "members: ${C[*]} over ${B[*]}"
 ARRAY=pcut
+RENAMED=$ARRAY-renamed	# rename's new name
 SEED=7
 DATA=4M
 
@@ -62,12 +64,13 @@ members() {
 	done
 }
 
-# the running array named $ARRAY, or nothing
+# the running array named $ARRAY (or $RENAMED), or nothing
 running() {
 	local d
 	for d in /sys/block/mqstripe*; do
-		[ "$(cat "$d/mqstripe/name" 2>/dev/null)" = "$ARRAY" ] &&
-			echo "/dev/${d##*/}" && return 0
+		case $(cat "$d/mqstripe/name" 2>/dev/null) in
+		"$ARRAY" | "$RENAMED") echo "/dev/${d##*/}" && return 0 ;;
+		esac
 	done
 	return 1
 }
@@ -190,6 +193,26 @@ zeroed() {
 		refused
 	fi
 }
+# rename of the running array cut after write k (each member: the copy
+# not in use, then the other): the member written is the newest from the
+# first write on, so the array comes back with the new name, which the
+# assembly writes on every member
+renamed() {
+	local a m names=
+	comes_back
+	[ "$ok" = 1 ] || return
+	a=$(running)
+	for m in "${C[@]}"; do
+		names+="$("$STRIPECTL" examine --export "$m" | sed -n 's/^MQSTRIPE_NAME=//p') "
+	done
+	if [ "$(cat "/sys/block/${a#/dev/}/mqstripe/name")" != "$RENAMED" ]; then
+		ok=0
+		reason="came back as '$(cat "/sys/block/${a#/dev/}/mqstripe/name")', not $RENAMED"
+	elif [ "$names" != "$RENAMED $RENAMED " ]; then
+		ok=0
+		reason="the members' names after the assembly: $names"
+	fi
+}
 stopped1() {	# a format-1 array, stopped
 	local a
 	fresh
@@ -240,6 +263,7 @@ cut_each "assemble" stopped comes_back assemble "${C[@]}"
 cut_each "assemble growing the array" grown comes_back assemble "${C[@]}"
 cut_each "zero-superblock" stopped zeroed zero-superblock "${C[@]}"
 cut_each "assemble converting format 1 to 2" stopped1 comes_back assemble --metadata 2 "${C[@]}"
+cut_each "rename of the running array" made renamed rename "$ARRAY" "$RENAMED"
 fresh
 check_no_arrays "no array left"
 check_klog "no kernel warning" "$mark"

@@ -41,13 +41,14 @@ check_eq "assemble --scan printed nothing on stderr" "" "$(cat "$MQS_TMP/scan.er
 A=$(array_by_uuid "$UUID") || mqs_die "the array $UUID runs" "$(cat "$MQS_TMP/scan.out" "$MQS_TMP/scan.err")"
 track_array "$A"
 check_eq "assemble --scan printed the one array it started" "$A" "$(cat "$MQS_TMP/scan.out")"
-check_eq "the name is kept" "$NAME" "$(cat "/sys/block/$(basename "$A")/mqstripe/name")"
+check_eq "the name is kept (the first boot's rename)" "$NAME" \
+	"$(cat "/sys/block/$(basename "$A")/mqstripe/name")"
 "$STRIPECTL" status --json "$A" >"$MQS_TMP/status.json"
 while read -r slot ser; do
 	dev=$(jget "$MQS_TMP/status.json" "members.$slot.device")
 	check_eq "slot $slot is the image of serial $ser (now $dev)" "$ser" "$(serial "$dev")"
 done <"$PERSIST_DIR/slots"
-check_eq "status shows the superblock events: 1 at create, then + 2 for each of the two updates since" 5 \
+check_eq "status shows the superblock events: 1 at create, + 1 for the rename, then + 2 for each of the two updates since" 6 \
 	"$(jget "$MQS_TMP/status.json" superblock.events)"
 
 mqs_mount "$A" "$MQS_TMP/mnt" || mqs_die "mount $A"
@@ -57,7 +58,7 @@ check_cmd "umount" umount "$MQS_TMP/mnt"
 check_cmd "xfs_repair -n finds the filesystem clean" xfs_repair -n "$A"
 check_stop "$A"
 for d in "${BYSLOT[@]}"; do
-	check_eq "$d: events 7, clean after stop" "7 clean" \
+	check_eq "$d: events 8, clean after stop" "8 clean" \
 		"$(ex "$d" MQSTRIPE_EVENTS) $(ex "$d" MQSTRIPE_STATE)"
 done
 "$STRIPECTL" assemble --scan >"$MQS_TMP/scan2.out" 2>&1

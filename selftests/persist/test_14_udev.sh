@@ -7,12 +7,14 @@
 # /dev/stripe/NAME.  The members are tagged as mqstripe members in udev's
 # database; the array's filesystem and its partitions get the
 # /dev/disk/by-uuid, by-label, by-partuuid and by-partlabel links and
-# lsblk -f sees them; a stop removes the link and does not start the
+# lsblk -f sees them; a rename moves /dev/stripe/NAME and
+# disk/by-id/mqstripe-name-NAME; a stop removes the link and does not start the
 # array again (its superblock writes make "change" events); a leg of an md
 # mirror (metadata at the end) that shows a member's superblock never
 # starts the array: the md device is the member, and its change event when
 # it runs starts the array, as a device-mapper map's activation does.
-# Catches: a rule that never matches, a name link missing or left behind,
+# Catches: a rule that never matches, a name link missing or left behind
+# (also after a rename),
 # an array's filesystem without by-uuid link (fstab's UUID= never
 # mounted at boot), an array restarted by the events of its own stop.
 
@@ -64,6 +66,22 @@ udevadm settle --timeout=60
 check_eq "another add of a member: still one array" 1 "$(mqs_arrays | wc -l)"
 check_eq "/dev/disk/by-id/mqstripe-name-$NAME points at $A" "$A" \
 	"$(readlink -f "/dev/disk/by-id/mqstripe-name-$NAME")"
+# rename: the module's change uevent moves both name links, the old gone
+links() {	# links NAME: where its two links point, "-" for none
+	local l
+	for l in "/dev/stripe/$1" "/dev/disk/by-id/mqstripe-name-$1"; do
+		if [ -e "$l" ]; then printf '%s ' "$(readlink -f "$l")"; else printf -- '- '; fi
+	done
+}
+MOVED=$NAME-moved
+check_cmd "rename $NAME to $MOVED" "$STRIPECTL" rename "$A" "$MOVED"
+udevadm settle --timeout=60
+check_eq "after the rename: the links of $MOVED point at $A, those of $NAME are gone" \
+	"$A $A - - " "$(links "$MOVED")$(links "$NAME")"
+check_cmd "rename back to $NAME" "$STRIPECTL" rename "/dev/stripe/$MOVED" "$NAME"
+udevadm settle --timeout=60
+check_eq "after renaming back: the links of $NAME point at $A, those of $MOVED are gone" \
+	"$A $A - - " "$(links "$NAME")$(links "$MOVED")"
 
 # What is on the array, in udev's database and as /dev/disk links, the
 # way /etc/fstab's UUID= and LABEL= find it at boot (the rule's watch

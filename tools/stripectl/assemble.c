@@ -233,7 +233,7 @@ static int check_running(struct asm_ctx *ctx, const struct mqs_sb *sb,
 
 /*
  * The new superblocks: events @bump past the newest member's, state
- * active.  Assembly writes them twice, bump 1 then bump 2, each pass on
+ * active, the newest member's name.  Assembly writes them twice, bump 1 then bump 2, each pass on
  * every member: a member copied or left out while the array ran is then
  * two events behind after the next complete update (stale), a cut update
  * leaves at most one (docs/FORMAT.md "Updates").
@@ -244,11 +244,14 @@ static int build_assembled(struct sbw *w, struct mqs_cand **m, uint32_t nr,
 {
 	uint64_t events = 0, now = (uint64_t)time(NULL);
 	struct mqs_sb *sb;
-	uint32_t s;
+	uint32_t s, newest = 0;
 
-	for (s = 0; s < nr; s++)
-		if (m[s]->sb.events > events)
+	for (s = 0; s < nr; s++) {
+		if (m[s]->sb.events > events) {
 			events = m[s]->sb.events;
+			newest = s;
+		}
+	}
 	sb = malloc(sizeof(*sb));
 	if (!sb) {
 		mqs_error("out of memory");
@@ -271,6 +274,8 @@ static int build_assembled(struct sbw *w, struct mqs_cand **m, uint32_t nr,
 			sb->feature_ro_compat = 0;
 			sb->reshape_pos = 0;
 		}
+		/* a member one event behind a cut rename: the new name */
+		memcpy(sb->name, m[newest]->sb.name, sizeof(sb->name));
 		sb->events = events + bump;
 		sb->generation = m[s]->sb.generation + bump;
 		sb->state = MQS_SB_STATE_ACTIVE;

@@ -107,6 +107,25 @@ int ctl_open_or_report(struct mqs_ctl *ctl)
 	return MQS_EXIT_FAIL;
 }
 
+/*
+ * Open the control and list the arrays (mqs_list()); on failure print why
+ * (naming @what, the command), leave the control closed and return exit 1.
+ */
+int ctl_list_or_report(struct mqs_ctl *ctl, const char *what,
+		       uint32_t **indexes, uint32_t *count)
+{
+	int rc = ctl_open_or_report(ctl);
+
+	if (rc)
+		return rc;
+	rc = mqs_list(ctl, indexes, count);
+	if (!rc)
+		return MQS_EXIT_OK;
+	report_ctl_error(what, rc, ctl->kernel_abi);
+	mqs_ctl_close(ctl);
+	return MQS_EXIT_FAIL;
+}
+
 /* An ioctl failed on @what (a device or "list"). */
 void report_ctl_error(const char *what, int rc, uint32_t kernel_abi)
 {

@@ -10,6 +10,8 @@
 
 void mqs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int ctl_open_or_report(struct mqs_ctl *ctl);
+int ctl_list_or_report(struct mqs_ctl *ctl, const char *what,
+		       uint32_t **indexes, uint32_t *count);
 void report_find_error(const char *arg, int rc, uint32_t kernel_abi);
 void report_ctl_error(const char *what, int rc, uint32_t kernel_abi);
 int find_array_or_report(struct mqs_ctl *ctl, const char *arg,

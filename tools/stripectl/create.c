@@ -233,34 +233,48 @@ static int check_not_running(struct mqs_ctl *ctl,
 	return MQS_EXIT_FAIL;
 }
 
-/*
+/**
+ * check_name_unused() - is a name free for an array
+ * @what: the start of the messages ("--name", "/dev/mqstripe0: rename").
+ * @name: the name, or NULL (nothing to check).
+ * @req: create's request, whose members do not count (their superblocks
+ *	are replaced), or NULL.
+ * @self: the array UUID whose superblocks do not count (rename), or NULL.
+ * @force: take the name anyway, with a warning.
+ *
  * A name is how an admin and "assemble --scan --name" find an array, and
  * what /dev/stripe/NAME points to: refuse one that a superblock of another
  * array on a visible device already carries (running or not), saying
  * where; --force takes it anyway, with a warning (then "assemble --scan"
- * starts neither array by that name).  The devices being made members do
- * not count: their superblocks are replaced.
+ * starts neither array by that name).
+ *
+ * Return: MQS_EXIT_OK or MQS_EXIT_FAIL (message printed).
  */
-static int check_name_unused(const struct mqs_create_req *req, bool force)
+int check_name_unused(const char *what, const char *name,
+		      const struct mqs_create_req *req, const uint8_t *self,
+		      bool force)
 {
 	char where[MQS_ERR_LEN] = "", u[37] = "";
 	struct mqs_cand *c = NULL;
 	size_t n = 0, i, hits = 0, used = 0;
 	uint32_t j;
 
-	if (!req->name)
+	if (!name)
 		return MQS_EXIT_OK;
 	if (mqs_scan_devices(&c, &n))
 		return MQS_EXIT_FAIL;
 	for (i = 0; i < n; i++) {
 		if (c[i].status == MQS_SB_NONE ||
 		    c[i].status == MQS_SB_BAD_VERSION ||
-		    strcmp(c[i].sb.name, req->name))
+		    strcmp(c[i].sb.name, name))
 			continue;
-		for (j = 0; j < req->nr_members; j++)
+		if (self && !memcmp(c[i].sb.array_uuid, self,
+				    MQSTRIPE_UUID_LEN))
+			continue;
+		for (j = 0; req && j < req->nr_members; j++)
 			if (req->members[j].rdev == c[i].devno)
 				break;
-		if (j < req->nr_members)
+		if (req && j < req->nr_members)
 			continue;
 		if (!hits++)
 			mqs_format_uuid(c[i].sb.array_uuid, u);
@@ -274,12 +288,12 @@ static int check_name_unused(const struct mqs_create_req *req, bool force)
 	if (!hits)
 		return MQS_EXIT_OK;
 	if (force) {
-		mqs_error("warning: --name '%s': also the name of array %s on %s; with two arrays of one name 'assemble --scan' starts neither by that name",
-			  req->name, u, where);
+		mqs_error("warning: %s '%s': also the name of array %s on %s; with two arrays of one name 'assemble --scan' starts neither by that name",
+			  what, name, u, where);
 		return MQS_EXIT_OK;
 	}
-	mqs_error("--name '%s': already the name of array %s on %s: pick another name, or give --force to use it anyway",
-		  req->name, u, where);
+	mqs_error("%s '%s': already the name of array %s on %s: pick another name, or give --force to use it anyway",
+		  what, name, u, where);
 	return MQS_EXIT_FAIL;
 }
 
@@ -443,7 +457,7 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 	lock = mqs_meta_lock();
 	rc = check_not_running(&ctl, req, uuid);
 	if (!rc)
-		rc = check_name_unused(req, force);
+		rc = check_name_unused("--name", req->name, req, NULL, force);
 	if (rc)
 		goto out_ctl;
 	w = calloc(req->nr_members, sizeof(*w));

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -171,6 +172,27 @@ int mqs_clear(struct mqs_ctl *ctl, uint32_t index, uint32_t slot,
 	rc = do_ioctl(ctl, MQSTRIPE_IOC_CLEAR, &c.hdr);
 	*before = c.state;
 	return rc;
+}
+
+/**
+ * mqs_rename() - array @index is named @name from now on
+ * @ctl: open control.
+ * @index: N of /dev/mqstripeN.
+ * @name: the new name (checked by the module as CREATE's).
+ *
+ * Return: 0, -ENODEV (no such array), -EEXIST (another array has it),
+ * -EINVAL (an invalid name), -ENOTTY (a module without the command), or
+ * another negative errno.
+ */
+int mqs_rename(struct mqs_ctl *ctl, uint32_t index, const char *name)
+{
+	struct mqstripe_rename r;
+
+	memset(&r, 0, sizeof(r));
+	hdr_init(&r.hdr, sizeof(r), 0);
+	r.index = index;
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	return do_ioctl(ctl, MQSTRIPE_IOC_RENAME, &r.hdr);
 }
 
 /**

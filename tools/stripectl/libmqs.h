@@ -25,6 +25,7 @@ int mqs_create(struct mqs_ctl *ctl, struct mqstripe_create *c);
 int mqs_remove(struct mqs_ctl *ctl, uint32_t index);
 int mqs_clear(struct mqs_ctl *ctl, uint32_t index, uint32_t slot,
 	      uint32_t *before);
+int mqs_rename(struct mqs_ctl *ctl, uint32_t index, const char *name);
 int mqs_info(struct mqs_ctl *ctl, uint32_t index, struct mqstripe_info *info,
 	     struct mqstripe_member_info *members, uint32_t cap);
 int mqs_list(struct mqs_ctl *ctl, uint32_t **indexes, uint32_t *count);

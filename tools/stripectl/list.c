@@ -221,15 +221,9 @@ int cmd_list(const struct cmd *cmd, int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	ops = json ? &list_json_ops : &list_text_ops;
-	rc = ctl_open_or_report(&ctl);
+	rc = ctl_list_or_report(&ctl, "list", &idx, &n);
 	if (rc)
 		return rc;
-	rc = mqs_list(&ctl, &idx, &n);
-	if (rc) {
-		report_ctl_error("list", rc, ctl.kernel_abi);
-		mqs_ctl_close(&ctl);
-		return MQS_EXIT_FAIL;
-	}
 	members = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*members));
 	if (!members || ops->begin(&o, n)) {
 		mqs_error("out of memory");

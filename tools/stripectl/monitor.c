@@ -4,7 +4,7 @@
  * --monitor does for md.  The module sends a change uevent of the array
  * for each member that fails (MQSTRIPE_EVENT=member_faulty, member_gone),
  * for an array that fails (array_failed) and for a member cleared
- * (member_cleared); the array's disk coming and going makes
+ * (member_cleared) and for a rename (renamed); the array's disk coming and going makes
  * array_started and array_stopped; --test makes a "test" event per array.
  * Each event goes to the program (PROGRAM EVENT DEVICE [SLOT MEMBER], the
  * event's fields also in its environment), to a mail (sendmail -t) and to

@@ -117,7 +117,11 @@ int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
 	return -ENOENT;
 }
 
-/* The first array-wide field on which @x and @y disagree, as text. */
+/*
+ * The first array-wide field on which @x and @y disagree, as text.  The
+ * name is not one of them: a rename cut short leaves members one event
+ * apart with two names (mqs_group_check() compares the newest ones).
+ */
 static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
 		     char *what, size_t len)
 {
@@ -141,14 +145,6 @@ static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
 				 fields[i].label, fields[i].x, fields[i].y);
 			return true;
 		}
-	}
-	if (strcmp(x->name, y->name)) {
-		char xn[MQS_SB_SHOWN_NAME_LEN], yn[MQS_SB_SHOWN_NAME_LEN];
-
-		snprintf(what, len, "name ('%s' vs '%s')",
-			 mqs_sb_shown_name(x->name, xn),
-			 mqs_sb_shown_name(y->name, yn));
-		return true;
 	}
 	/* formats 1 and 2 (a conversion cut short) hold 240 and 224 */
 	n = mqs_sb_table_slots(x) < mqs_sb_table_slots(y) ?
@@ -292,12 +288,14 @@ void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
  * @err: the reason on failure, naming the device, slot or member UUID.
  * @len: room at @err.
  *
- * The checks, in order: every superblock agrees on the array-wide fields;
+ * The checks, in order: every superblock agrees on the array-wide fields
+ * (not the name);
  * no slot is claimed twice; no slot is missing; no member is stale (its
  * event counter more than one behind: an interrupted update leaves at most
- * one); the members at the newest event count agree on the data bytes per
- * member (one behind may hold the value before an assembly that grew the
- * array and was cut short: the newest value counts); every device's
+ * one); the members at the newest event count agree on the name (one
+ * behind may hold the name before a rename that was cut short: the newest
+ * name counts) and on the data bytes per member (one behind may hold the
+ * value before an assembly that grew the array and was cut short); every device's
  * logical block size is at most what it was (the layout is in bytes, all
  * of it a multiple of 4096: a 4096-byte device reformatted to 512 keeps
  * every offset aligned, the other way round the array's block size would
@@ -399,6 +397,19 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 		}
 	}
 
+	for (i = 0; i < n; i++) {
+		char xn[MQS_SB_SHOWN_NAME_LEN], yn[MQS_SB_SHOWN_NAME_LEN];
+
+		if (c[i]->sb.events != max_ev ||
+		    !strcmp(c[i]->sb.name, c[newest]->sb.name))
+			continue;
+		mqs_set_err(err, len,
+			"%s: disagrees with %s on the name of %s ('%s' vs '%s') at the same event count %" PRIu64 ": the superblocks do not describe one array; leave out the odd one",
+			c[i]->path, c[newest]->path, label,
+			mqs_sb_shown_name(c[i]->sb.name, xn),
+			mqs_sb_shown_name(c[newest]->sb.name, yn), max_ev);
+		return -EINVAL;
+	}
 	for (i = 0; i < n; i++) {
 		if (c[i]->sb.events != max_ev ||
 		    c[i]->sb.data_bytes == c[newest]->sb.data_bytes)

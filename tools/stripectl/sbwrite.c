@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Superblock writes as one transaction (create, assemble, zero-superblock):
+ * Superblock writes as one transaction (create, assemble, zero-superblock,
+ * rename):
  * claim each member exclusively (briefly: the module claims them itself
  * at CREATE), keep its superblock area as it was, write and verify the new
  * one, and put the old one back on every member when the array does not
@@ -212,7 +213,7 @@ void sbw_restore_all(struct sbw *w, size_t n)
 	for (i = 0; i < n; i++) {
 		if (!w[i].written)
 			continue;
-		if (w[i].excl < 0) {
+		if (w[i].excl < 0 && !w[i].shared) {
 			w[i].excl = mqs_open_excl(w[i].path);
 			if (w[i].excl < 0) {
 				mqs_error("%s: cannot put its old superblock area back: %s",
@@ -239,7 +240,8 @@ void sbw_restore_all(struct sbw *w, size_t n)
 				  w[i].path, strerror(-rc));
 		else
 			w[i].written = false;
-		mqs_dev_drop_cache(w[i].excl);
+		if (w[i].excl >= 0)
+			mqs_dev_drop_cache(w[i].excl);
 	}
 	free(cur);
 	sbw_release(w, n);

@@ -21,6 +21,8 @@ struct mqs_wipe_log;
  * @second_first: write the copy at 8192 first (the copy at 4096 is the one
  *	in use on the device: it stays until its successor is durable).
  * @written: @new is on the device.
+ * @shared: a running array holds the member (rename): it is written and
+ *	put back through @dfd alone, never claimed.
  * @wiped: what "create --force" wiped on it (put back if the array does not
  *	start), or NULL.
  */
@@ -33,6 +35,7 @@ struct sbw {
 	unsigned int copies;
 	bool second_first;
 	bool written;
+	bool shared;
 	struct mqs_wipe_log *wiped;
 };
 

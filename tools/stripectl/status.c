@@ -271,10 +271,12 @@ static int status_text(uint32_t index, const struct mqstripe_info *info,
 
 int cmd_status(const struct cmd *cmd, int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, prom = false;
 	const struct opt opts[] = {
 		{ "json", 'j', OPT_FLAG, &json, NULL, NULL,
 		  "print JSON (keys in snake_case with the unit in the name, e.g. chunk_bytes, max_sectors_kb)" },
+		{ "prometheus", 'p', OPT_FLAG, &prom, NULL, NULL,
+		  "print metrics in the Prometheus text format, for node_exporter's textfile collector: the array's (without DEVICE, every array's) state, IO counters, its members' states, error and IO counters" },
 		{ 0 }
 	};
 	struct mqstripe_member_info *members;
@@ -289,6 +291,16 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
 	if (rc >= 0)
 		return rc;
+	if (json && prom) {
+		mqs_error("status: give --json or --prometheus, not both");
+		return MQS_EXIT_USAGE;
+	}
+	if (prom)
+		return status_prometheus(first < argc ? argv[first] : NULL);
+	if (first >= argc) {
+		mqs_error("status: no DEVICE given (only --prometheus goes without): see 'stripectl status --help'");
+		return MQS_EXIT_USAGE;
+	}
 	rc = find_array_or_report(&ctl, argv[first], &index, &info, &members,
 				  &nr);
 	if (rc)

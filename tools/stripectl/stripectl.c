@@ -166,14 +166,15 @@ static const struct cmd commands[] = {
 		.description =
 "Watch the arrays and report each event: a member faulty after IO errors\n"
 "(member_faulty), a member whose disk went away (member_gone), the array\n"
-"failed (array_failed), a member cleared (member_cleared), an array\n"
-"started or stopped (array_started, array_stopped), a test (test).  Each\n"
-"event is a line on stdout and goes to the --program (run as 'CMD EVENT\n"
-"DEVICE [SLOT MEMBER]', the event's fields also in MQSTRIPE_* variables;\n"
-"the monitor waits for it), to a mail to --mail (through 'sendmail -t',\n"
-"MQSTRIPE_SENDMAIL overrides /usr/sbin/sendmail) and to syslog\n"
-"(--syslog).  At start it reports what is already wrong (faulty or gone\n"
-"members, failed arrays); SIGTERM, SIGINT or SIGHUP end it.\n"
+"failed (array_failed), a member cleared (member_cleared), the array\n"
+"renamed (renamed), an array started or stopped (array_started,\n"
+"array_stopped), a test (test).  Each event is a line on stdout and goes\n"
+"to the --program (run as 'CMD EVENT DEVICE [SLOT MEMBER]', the event's\n"
+"fields also in MQSTRIPE_* variables; the monitor waits for it), to a\n"
+"mail to --mail (through 'sendmail -t', MQSTRIPE_SENDMAIL overrides\n"
+"/usr/sbin/sendmail) and to syslog (--syslog).  At start it reports what\n"
+"is already wrong (faulty or gone members, failed arrays); SIGTERM,\n"
+"SIGINT or SIGHUP end it.\n"
 "\n"
 "--scan watches every array, also those started later, and takes the\n"
 "MAILADDR, MAILFROM and PROGRAM lines of /etc/mqstripe.conf\n"
@@ -183,6 +184,26 @@ static const struct cmd commands[] = {
 "to report the monitor refuses to start.",
 		.min_args = 0,
 		.max_args = -1,
+	},
+	{
+		.name = "rename",
+		.fn = cmd_rename,
+		.args = "[--force] ARRAY NAME",
+		.summary = "give a running array a new name",
+		.description =
+"The running array ARRAY is named NAME from now on: in the module (sysfs\n"
+"mqstripe/name, the uevents: udev moves /dev/stripe/NAME and\n"
+"/dev/disk/by-id/mqstripe-name-NAME) and in the superblock of every\n"
+"member, so the name lasts.  IO goes on meanwhile; the array may be\n"
+"mounted.  NAME is checked as 'create --name' checks it; a name another\n"
+"running array has is refused, and one that another array's superblocks\n"
+"carry unless --force.  An array assembled --readonly or with a gone\n"
+"member is refused: nothing can be written.  A failed superblock write\n"
+"puts every superblock and the old name back.  ARRAY is /dev/mqstripeN,\n"
+"mqstripeN, a link to it or the array's name.",
+		.min_args = 2,
+		.max_args = 2,
+		.missing = "give ARRAY and NAME",
 	},
 	{
 		.name = "list",
@@ -199,17 +220,24 @@ static const struct cmd commands[] = {
 	{
 		.name = "status",
 		.fn = cmd_status,
-		.args = "[OPTIONS] DEVICE",
+		.args = "[--json] DEVICE | --prometheus [DEVICE]",
 		.summary = "show an array's geometry, members and queue limits",
 		.description =
 "Show the array DEVICE (/dev/mqstripeN, mqstripeN, a link to the device\n"
 "node or the array's name): name, UUID, state, geometry, the members by\n"
 "slot with their member UUIDs (from their superblocks) and error\n"
 "counters, and the queue limits the block layer uses\n"
-"(/sys/block/mqstripeN/queue).",
-		.min_args = 1,
+"(/sys/block/mqstripeN/queue).\n"
+"\n"
+"With --prometheus, metrics in the Prometheus text format for\n"
+"node_exporter's textfile collector, of DEVICE or without it of every\n"
+"array: mqstripe_array_* (state, read-only, capacity, IO counters from\n"
+"/sys/block/mqstripeN/stat) and mqstripe_member_* (state, read, write and\n"
+"flush error counters, the member device's IO counters), labelled\n"
+"array=\"mqstripeN\" and slot=\"S\".  The module keeps no latency figures:\n"
+"there are none.",
+		.min_args = 0,
 		.max_args = 1,
-		.missing = "no DEVICE given",
 	},
 	{
 		.name = "help",
@@ -293,6 +321,8 @@ static void print_features(uint64_t features)
 		{ MQSTRIPE_FEAT_POLL, "poll" },
 		{ MQSTRIPE_FEAT_NOWAIT, "nowait" },
 		{ MQSTRIPE_FEAT_READONLY, "readonly" },
+		{ MQSTRIPE_FEAT_CLEAR, "clear" },
+		{ MQSTRIPE_FEAT_RENAME, "rename" },
 	};
 	const char *sep = "";
 	size_t i;

@@ -50,8 +50,13 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv);
 int cmd_stop(const struct cmd *cmd, int argc, char **argv);
 int cmd_clear(const struct cmd *cmd, int argc, char **argv);
 int cmd_monitor(const struct cmd *cmd, int argc, char **argv);
+int cmd_rename(const struct cmd *cmd, int argc, char **argv);
+int check_name_unused(const char *what, const char *name,
+		      const struct mqs_create_req *req, const uint8_t *self,
+		      bool force);
 int cmd_list(const struct cmd *cmd, int argc, char **argv);
 int cmd_status(const struct cmd *cmd, int argc, char **argv);
+int status_prometheus(const char *arg);
 int cmd_assemble(const struct cmd *cmd, int argc, char **argv);
 int cmd_examine(const struct cmd *cmd, int argc, char **argv);
 int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv);

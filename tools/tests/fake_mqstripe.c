@@ -44,6 +44,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -221,6 +222,9 @@ static void make_sysfs(const struct fake_array *a, bool readonly)
 	snprintf(mq, sizeof(mq), "%s/mqstripe", dir);
 	mkdir(mq, 0755);
 	put_file(mq, "readonly", "%d\n", readonly);
+	/* the 17 fields of a kernel's block stat file, each its own value */
+	put_file(dir, "stat",
+		 "     100        1      800       30       50        2      400       20        3       40       60        4        5       16        6        7        8\n");
 	strcat(dir, "/queue");
 	mkdir(dir, 0755);
 	put_file(dir, "logical_block_size", "512\n");
@@ -439,6 +443,34 @@ static int remove_array(struct mqstripe_remove *r)
 	return 0;
 }
 
+/* like the module: a valid name, not another array's; the same is no-op */
+static int rename_array(struct mqstripe_rename *r)
+{
+	struct fake_array *a;
+	size_t len = strnlen(r->name, sizeof(r->name)), i;
+	int rc = check_hdr(&r->hdr, sizeof(*r), 0);
+
+	if (rc)
+		return rc;
+	if (r->reserved0 || !all_zero(r->reserved, sizeof(r->reserved)) ||
+	    len == sizeof(r->name))
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)r->name[i]) &&
+		    !strchr("._-", r->name[i]))
+			return -EINVAL;
+	load();
+	a = find(r->index);
+	if (!a)
+		return -ENODEV;
+	for (i = 0; i < nr_arrays; i++)
+		if (&arrays[i] != a && len && !strcmp(arrays[i].name, r->name))
+			return -EEXIST;
+	memcpy(a->name, r->name, sizeof(a->name));
+	save();
+	return 0;
+}
+
 static int info(struct mqstripe_info *in)
 {
 	struct mqstripe_member_info *m =
@@ -522,6 +554,8 @@ static int control(unsigned long req, void *arg)
 		return info(arg);
 	case MQSTRIPE_IOC_LIST:
 		return list(arg);
+	case MQSTRIPE_IOC_RENAME:
+		return rename_array(arg);
 	}
 	return -ENOTTY;
 }

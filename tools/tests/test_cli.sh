@@ -202,7 +202,14 @@ if unit_cond "$TMP/nonexistent"; then
 else
 	ok "mqstripe-monitor.service does not run without the file"
 fi
-expect 2 "status: no DEVICE given" status
+expect 2 "rename: give ARRAY and NAME" rename a
+expect 2 "rename: unexpected argument 'c'" rename a b c
+expect 2 "rename: NAME: the name is empty" rename a ''
+expect 2 "rename: NAME: name '\\.\\.' cannot be a link in /dev/stripe/" rename a ..
+expect 2 "rename: NAME: name '-x' starts with '-'" rename a -- -x
+expect 2 "status: no DEVICE given \\(only --prometheus goes without\\)" status
+expect 2 "status: no DEVICE given" status --json
+expect 2 "status: give --json or --prometheus, not both" status -j -p
 expect 2 "status: unknown option '--bogus'" status --bogus mqstripe0
 expect 2 "list: unexpected argument 'x'" list x
 expect 2 "list: option '--json' takes no value" list --json=yes
@@ -308,7 +315,7 @@ else
 fi
 expect 0 "" -h
 expect 0 "" help
-for c in create stop list status monitor help; do
+for c in create stop rename list status monitor help; do
 	expect 0 "" "$c" --help
 	if grep -q "^Usage: stripectl $c" "$TMP/out" &&
 	   [ "$(awk 'length > 80' "$TMP/out" | wc -l)" -eq 0 ]; then

@@ -123,7 +123,7 @@ jq_is() {	# jq_is FILTER VALUE: the JSON on stdout has it
 # --- version and an empty list ---
 sc --version
 check "--version shows the module" \
-	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly)$' "$TMP/out"
+	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly clear rename)$' "$TMP/out"
 sc list
 check "list without arrays: no output, exit 0" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && no_err'
 sc list --json
@@ -253,9 +253,43 @@ if have_jq; then
 	check "status --json members" eval 'jq_is "[.members[] | [.slot, .device, .state, .size_bytes, .read_errors]]" "[[0,\"$L3\",\"ok\",1073741824,0],[1,\"$L4\",\"faulty\",1073741824,3]]"'
 	check "status --json queue limits" eval 'jq_is "[.queue_limits | .logical_block_size_bytes, .optimal_io_size_bytes, .max_sectors_kb, .discard_max_bytes, .write_cache, .fua, .rotational, .read_ahead_kb]" "[512,1048576,1280,2199023255040,\"write back\",true,false,null]"'
 	check "status --json keys" eval 'jq_is "keys" "[\"capacity_bytes\",\"chunk_bytes\",\"data_offset_bytes\",\"device\",\"index\",\"json_version\",\"major\",\"member_data_bytes\",\"members\",\"minor\",\"name\",\"nr_hw_queues\",\"nr_members\",\"queue_depth\",\"queue_limits\",\"read_only\",\"state\",\"stripe_width_bytes\",\"superblock\",\"uuid\"]"'
+	check "status --json keys of members, superblock and queue_limits" eval 'jq_is "(.members[] | keys), (.superblock | keys), (.queue_limits | keys)" "[\"device\",\"flush_errors\",\"major\",\"member_uuid\",\"minor\",\"read_errors\",\"size_bytes\",\"slot\",\"state\",\"write_errors\"]
+[\"device\",\"flush_errors\",\"major\",\"member_uuid\",\"minor\",\"read_errors\",\"size_bytes\",\"slot\",\"state\",\"write_errors\"]
+[\"ctime\",\"events\",\"format_version\",\"state\"]
+[\"discard_granularity_bytes\",\"discard_max_bytes\",\"fua\",\"logical_block_size_bytes\",\"max_hw_sectors_kb\",\"max_sectors_kb\",\"max_segments\",\"minimum_io_size_bytes\",\"optimal_io_size_bytes\",\"physical_block_size_bytes\",\"read_ahead_kb\",\"rotational\",\"write_cache\",\"write_zeroes_max_bytes\"]" && jq_is "keys_unsorted[0]" "\"json_version\""'
 else
 	skip "no jq" "list and status JSON"
 fi
+
+# --- status --prometheus: the text format (prom_check.py), the values
+PROMCHECK=$TOP/tools/tests/prom_check.py
+printf '# TYPE a_total counter\na_total{x="1"} 1\n# TYPE b gauge\nb 1\na_total{x="2"} 1\n' >"$TMP/bad.prom"
+printf 'a 1\n' >"$TMP/untyped.prom"
+printf '# TYPE a gauge\na{x="\\q"} 1\n' >"$TMP/escape.prom"
+check "prom_check.py refuses a metric's samples apart, a sample without TYPE, a bad escape" \
+	eval '! python3 "$PROMCHECK" "$TMP/bad.prom" 2>/dev/null && ! python3 "$PROMCHECK" "$TMP/untyped.prom" 2>/dev/null && ! python3 "$PROMCHECK" "$TMP/escape.prom" 2>/dev/null'
+prom() {	# prom NAME{LABELS}: its value in $TMP/out
+	awk -v k="$1" '$1 == k { print $2 }' "$TMP/out"
+}
+sc status --prometheus
+check "status --prometheus: every array, in the text format" \
+	eval 'rc_is 0 && no_err && python3 "$PROMCHECK" "$TMP/out" && [ "$(prom mqstripe_arrays)" = 2 ] && [ "$(prom "mqstripe_array_info{array=\"mqstripe0\",name=\"db\",uuid=\"$U0\"}")" = 1 ] && [ "$(prom "mqstripe_array_capacity_bytes{array=\"mqstripe1\"}")" = 2143289344 ]'
+check "status --prometheus: states, one sample per state" \
+	eval '[ "$(prom "mqstripe_array_state{array=\"mqstripe0\",state=\"active\"}") $(prom "mqstripe_array_state{array=\"mqstripe0\",state=\"failed\"}")" = "1 0" ] && [ "$(prom "mqstripe_member_state{array=\"mqstripe0\",slot=\"1\",state=\"faulty\"}") $(prom "mqstripe_member_state{array=\"mqstripe0\",slot=\"1\",state=\"ok\"}") $(prom "mqstripe_member_state{array=\"mqstripe0\",slot=\"0\",state=\"ok\"}")" = "1 0 1" ]'
+check "status --prometheus: member error counters" \
+	eval '[ "$(prom "mqstripe_member_read_errors_total{array=\"mqstripe0\",slot=\"1\"}") $(prom "mqstripe_member_write_errors_total{array=\"mqstripe0\",slot=\"1\"}") $(prom "mqstripe_member_flush_errors_total{array=\"mqstripe0\",slot=\"1\"}") $(prom "mqstripe_member_read_errors_total{array=\"mqstripe0\",slot=\"0\"}")" = "3 1 0 0" ]'
+check "status --prometheus: the array's IO from its stat file, in IOs, bytes and seconds" \
+	eval '[ "$(prom "mqstripe_array_io_completed_total{array=\"mqstripe0\",op=\"read\"}") $(prom "mqstripe_array_io_completed_total{array=\"mqstripe0\",op=\"write\"}") $(prom "mqstripe_array_io_completed_total{array=\"mqstripe0\",op=\"discard\"}") $(prom "mqstripe_array_io_completed_total{array=\"mqstripe0\",op=\"flush\"}")" = "100 50 4 7" ] && [ "$(prom "mqstripe_array_io_bytes_total{array=\"mqstripe0\",op=\"read\"}") $(prom "mqstripe_array_io_bytes_total{array=\"mqstripe0\",op=\"write\"}") $(prom "mqstripe_array_io_bytes_total{array=\"mqstripe0\",op=\"discard\"}")" = "409600 204800 8192" ] && [ "$(prom "mqstripe_array_io_time_seconds_total{array=\"mqstripe0\",op=\"read\"}") $(prom "mqstripe_array_io_time_seconds_total{array=\"mqstripe0\",op=\"flush\"}") $(prom "mqstripe_array_io_in_flight{array=\"mqstripe0\"}") $(prom "mqstripe_array_io_busy_seconds_total{array=\"mqstripe0\"}")" = "0.030 0.008 3 0.040" ]'
+read -r -a lst < "/sys/dev/block/$((0x$(stat -c %t "$L1"))):$((0x$(stat -c %T "$L1")))/stat"
+check "status --prometheus: a member's IO from its device's stat file, its device named" \
+	eval '[ "$(prom "mqstripe_member_io_completed_total{array=\"mqstripe0\",slot=\"1\",op=\"write\"}") $(prom "mqstripe_member_io_bytes_total{array=\"mqstripe0\",slot=\"1\",op=\"write\"}")" = "${lst[4]} $((lst[6] * 512))" ] && [ "$(prom "mqstripe_member_info{array=\"mqstripe0\",slot=\"1\",device=\"${L1#/dev/}\",major_minor=\"$((0x$(stat -c %t "$L1"))):$((0x$(stat -c %T "$L1")))\"}")" = 1 ]'
+check "status --prometheus: no latency metric (the module keeps none)" \
+	eval '! grep -q latency "$TMP/out"'
+sc status --prometheus db
+check "status --prometheus DEVICE: that array alone" \
+	eval 'rc_is 0 && python3 "$PROMCHECK" "$TMP/out" && [ "$(prom mqstripe_arrays)" = 1 ] && ! grep -q "array=\"mqstripe1\"" "$TMP/out" && [ "$(grep -c "^mqstripe_member_state{array=\"mqstripe0\"" "$TMP/out")" = 9 ]'
+sc status --prometheus --json db
+check "status --prometheus --json: refused" eval "rc_is 2 && err_is '^stripectl: status: give --json or --prometheus, not both'"
 
 # --- stop ---
 start=$SECONDS
@@ -1035,6 +1069,81 @@ cut "zero-superblock ${C[*]}" stopped zeroed
 # a conversion to format 2 cut anywhere: format 1 and 2 members assemble
 stopped1() { quiet create --name cut --chunk 64K --metadata 1 "${C[@]}" && fill; quiet stop cut; }
 cut "assemble --metadata 2 ${C[*]}" stopped1 comes_back
+fresh
+
+# --- rename: the module and every member's superblock, events + 1 ---
+ex_all() {	# ex_all KEY: KEY of each member of C, each followed by a space
+	local l
+	for l in "${C[@]}"; do
+		printf '%s ' "$(ex "$l" "$1")"
+	done
+}
+running_name() { LD_PRELOAD=$FAKE "$STRIPECTL" list | awk -v d="$1" '$1 == d { print $2 }'; }
+made
+dev=$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "cut" { print $1 }')
+ev=$(ex "${C[0]}" MQSTRIPE_EVENTS)
+sc rename cut web
+check "rename: says what it did" \
+	eval "rc_is 0 && no_err && stdout_is \"$dev: renamed from 'cut' to 'web' in the module and the superblocks of 3 members\""
+check "... the module has the new name, every superblock too, one event on" \
+	eval '[ "$(running_name "$dev")" = web ] && [ "$(ex_all MQSTRIPE_NAME)$(ex_all MQSTRIPE_EVENTS)" = "web web web $((ev + 1)) $((ev + 1)) $((ev + 1)) " ]'
+sc rename web web
+check "rename to its own name: nothing to do, nothing written" \
+	eval "rc_is 0 && stdout_is \"$dev: already named 'web': nothing to do\" && [ \"\$(ex_all MQSTRIPE_EVENTS)\" = \"$((ev + 1)) $((ev + 1)) $((ev + 1)) \" ]"
+sc rename web 'a/b'
+check "rename to an invalid name: usage error" \
+	eval "rc_is 2 && err_is \"^stripectl: rename: NAME: name 'a/b' has the character '/': use only A-Z a-z 0-9 . _ -\""
+sc rename web mqstripe3
+check "rename to a device's name: usage error" eval "rc_is 2 && err_is 'looks like a device name'"
+sc rename mqstripe7 x
+check "rename of a missing array" eval "rc_is 1 && err_is '^stripectl: mqstripe7: no such array'"
+# another array, running on L5 (its superblock carries its name), then stopped
+other=$(LD_PRELOAD=$FAKE "$STRIPECTL" create --name other "$L5" 2>/dev/null)
+sc rename --force web other
+check "rename (--force too) to a running array's name: refused, naming it, nothing written" \
+	eval "rc_is 1 && err_is \"^stripectl: $dev: rename 'other': the running array $other has this name: pick another name\$\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'web web web ' ] && [ \"\$(running_name \"$dev\")\" = web ]"
+quiet stop other
+sc rename web other
+check "rename to a name a stopped array's superblock carries: refused, naming where" \
+	eval "rc_is 1 && err_is \"^stripectl: $dev: rename 'other': already the name of array [0-9a-f-]{36} on $L5: pick another name, or give --force to use it anyway\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'web web web ' ]"
+sc rename --force web other
+check "rename --force to a stopped array's name: a warning, renamed" \
+	eval "rc_is 0 && grep -q \"^stripectl: warning: $dev: rename 'other': also the name of array\" \"\$TMP/err\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'other other other ' ]"
+quiet zero-superblock "$L5"
+# a member whose write fails: the written ones put back, the old name too
+ev=$(ex "${C[0]}" MQSTRIPE_EVENTS)
+blockdev --setro "${C[2]}"
+sc rename other web
+blockdev --setrw "${C[2]}"
+check "rename with a member that cannot be written: refused, the old superblocks and name back" \
+	eval "rc_is 1 && grep -q \"^stripectl: ${C[2]}: writing the superblock failed: .*read-only\" \"\$TMP/err\" && grep -q \"^stripectl: $dev: nothing renamed: the name is 'other' again\$\" \"\$TMP/err\" && [ \"\$(ex_all MQSTRIPE_NAME)\$(ex_all MQSTRIPE_EVENTS)\" = \"other other other $ev $ev $ev \" ] && [ \"\$(running_name \"$dev\")\" = other ]"
+quiet stop other
+check "rename, then stop and assemble: the new name, data intact" \
+	eval 'recovery && [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk "NR > 1 { print \$2 }")" = other ] && filled'
+quiet stop other
+
+# a power cut after each superblock write of rename (the module renamed
+# first), then a reboot (the fake module forgets its arrays): from the
+# first write on, the member written is the newest, so assemble starts
+# the array with the new name and writes it on every member
+reboot() { rm -f "$R/state"; }
+renamed() {
+	reboot
+	if ! recovery; then
+		why="assemble failed: $(head -c 300 "$TMP/rerr")"
+	elif [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk 'NR > 1 { print $2 }')" != renamed ]; then
+		why="assembled, not as 'renamed': $(LD_PRELOAD=$FAKE "$STRIPECTL" list)"
+	elif [ "$(ex_all MQSTRIPE_NAME)" != "renamed renamed renamed " ]; then
+		why="the members' names after the assembly: $(ex_all MQSTRIPE_NAME)"
+	elif ! filled; then
+		why="assembled, but the data at the data offset changed"
+	else
+		ok=1
+	fi
+	quiet stop renamed
+}
+cut "rename cut renamed" made renamed
+quiet stop renamed
 fresh
 
 finish

@@ -561,7 +561,7 @@ static void test_group(void)
 	snprintf(cands[3].sb.name, sizeof(cands[3].sb.name), "\033[2J\\\xff");
 	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
 	ktap_result(rc == -EINVAL &&
-		    strstr(err, "name ('\\x1b[2J\\\\\\xff' vs ") &&
+		    strstr(err, "('\\x1b[2J\\\\\\xff' vs ") &&
 		    !strchr(err, '\033') && !strchr(err, '\xff'),
 		    "a name with an escape, a backslash and 0xff: escaped: %s",
 		    err);
@@ -579,6 +579,19 @@ static void test_group(void)
 		    "a member two events behind is stale: %s", err);
 	ktap_result(!mqs_group_check(cp, 4, true, slots, err, sizeof(err)),
 		    "... accepted when the admin accepts stale members (--force)");
+
+	/* a rename cut short: the members one behind keep the old name */
+	make_group(1, shuffled, 4, 4);
+	cands[1].sb.events = 8;
+	snprintf(cands[1].sb.name, sizeof(cands[1].sb.name), "renamed");
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
+	ktap_result(!rc, "a name differing on members one event behind (a cut rename) is accepted: %s",
+		    rc ? err : "");
+	cands[2].sb.events = 8;
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "on the name of") &&
+		    strstr(err, "at the same event count 8"),
+		    "two names at the newest event count are refused: %s", err);
 
 	/* an assembly that grew the array, cut after two of four writes */
 	make_group(1, shuffled, 4, 4);

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stripectl rename ARRAY NAME: a running array gets a new name, in the
+ * module (sysfs, uevents: udev moves /dev/stripe/NAME) and in every
+ * member's superblock, while its IO goes on.
+ *
+ * The module learns the name first (MQSTRIPE_IOC_RENAME: it refuses a
+ * name another running array has, atomically); then every member's
+ * superblock is rewritten with the name and the event counter one past
+ * the newest, the copy not in use first (docs/FORMAT.md "Updates").  A
+ * failed write puts the written members' old superblocks back and the
+ * old name in the module; a cut between the writes leaves members one
+ * event apart, which assemble takes, with the newest member's name.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sys/sysmacros.h>
+
+#include "common.h"
+#include "devio.h"
+#include "opts.h"
+#include "parse.h"
+#include "sbgroup.h"
+#include "sbwrite.h"
+#include "stripectl.h"
+#include "superblock.h"
+#include "sysfs.h"
+
+/* One member: its superblock as read, and its write. */
+struct rn_member {
+	char path[PATH_MAX];
+	struct mqs_cand cand;
+};
+
+/*
+ * Read every member's superblock for the rewrite; @none: no member has
+ * one (an array started without superblocks).  Return: MQS_EXIT_OK when
+ * all are this array's and may be rewritten (or @none), MQS_EXIT_FAIL
+ * (said) otherwise.
+ */
+static int read_members(const char *node, const struct mqstripe_info *info,
+			const struct mqstripe_member_info *members,
+			struct rn_member *rm, struct sbw *w, uint32_t nr,
+			bool *none_at_all)
+{
+	uint32_t i, none = 0;
+	int rc;
+
+	for (i = 0; i < nr; i++) {
+		const struct mqstripe_member_info *m = &members[i];
+		struct mqs_cand *c = &rm[i].cand;
+		char label[MQS_ERR_LEN];
+
+		if (m->state == MQSTRIPE_MEMBER_GONE ||
+		    mqs_find_node(makedev(m->major, m->minor), rm[i].path,
+				  sizeof(rm[i].path))) {
+			mqs_error("%s: slot %u (%u:%u) is gone: its superblock cannot take the new name; stop the array and assemble it once the disk is back, then rename it",
+				  node, m->slot, m->major, m->minor);
+			return MQS_EXIT_FAIL;
+		}
+		rc = mqs_cand_read(c, rm[i].path);
+		if (rc) {
+			mqs_error("%s: slot %u: cannot read its superblock: %s",
+				  rm[i].path, m->slot, strerror(-rc));
+			return MQS_EXIT_FAIL;
+		}
+		if (c->status == MQS_SB_NONE) {
+			none++;
+			continue;
+		}
+		if (c->status != MQS_SB_OK ||
+		    memcmp(c->sb.array_uuid, info->uuid, MQSTRIPE_UUID_LEN) ||
+		    c->sb.slot != m->slot) {
+			mqs_sb_describe(&c->sb, c->status, label,
+					sizeof(label));
+			mqs_error("%s: slot %u of %s holds %s, not this array's superblock: nothing renamed (see 'stripectl examine %s')",
+				  rm[i].path, m->slot, node, label,
+				  rm[i].path);
+			return MQS_EXIT_FAIL;
+		}
+		if (c->sb.feature_ro_compat & ~MQS_SB_FEAT_RO_COMPAT_KNOWN) {
+			mqs_error("%s: its superblock has read-only-compatible features 0x%" PRIx64 " this stripectl does not know: nothing renamed",
+				  rm[i].path,
+				  (uint64_t)(c->sb.feature_ro_compat &
+					     ~MQS_SB_FEAT_RO_COMPAT_KNOWN));
+			return MQS_EXIT_FAIL;
+		}
+		sbw_init(&w[i], rm[i].path);
+		w[i].shared = true;
+		if (sbw_reread(&w[i]))
+			return MQS_EXIT_FAIL;
+		if (memcmp(w[i].old, c->block, MQS_SB_AREA_SIZE)) {
+			mqs_error("%s: its superblock changed while renaming: retry",
+				  rm[i].path);
+			return MQS_EXIT_FAIL;
+		}
+	}
+	*none_at_all = none == nr;
+	if (none && none < nr) {
+		mqs_error("%s: some members have a superblock, some none: nothing renamed (see 'stripectl examine' of each member)",
+			  node);
+		return MQS_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* The new superblocks: @name, events one past the newest member's. */
+static void build_renamed(struct rn_member *rm, struct sbw *w, uint32_t nr,
+			  const char *name)
+{
+	uint64_t events = 0, now = (uint64_t)time(NULL);
+	uint32_t i;
+
+	for (i = 0; i < nr; i++)
+		if (rm[i].cand.sb.events > events)
+			events = rm[i].cand.sb.events;
+	for (i = 0; i < nr; i++) {
+		struct mqs_sb *sb = &rm[i].cand.sb;
+
+		memset(sb->name, 0, sizeof(sb->name));
+		snprintf(sb->name, sizeof(sb->name), "%s", name);
+		sb->events = events + 1;
+		sb->generation++;
+		sb->utime = now;
+		memcpy(w[i].new, w[i].old, MQS_SB_AREA_SIZE);
+		w[i].copies = mqs_sb_encode_area(sb, w[i].old +
+						 rm[i].cand.copies.chosen *
+						 MQS_SB_SIZE, w[i].new);
+	}
+}
+
+/*
+ * Is @name another running array's?  Said, naming it, before anything is
+ * written; the module refuses it too (atomically: a create meanwhile).
+ * Return: MQS_EXIT_OK (free) or MQS_EXIT_FAIL.
+ */
+static int check_not_running(struct mqs_ctl *ctl, uint32_t self,
+			     const char *node, const char *name)
+{
+	struct mqstripe_info info;
+	uint32_t *idx = NULL, n = 0, i;
+	char other[64];
+	int rc = mqs_list(ctl, &idx, &n);
+
+	if (rc) {
+		report_ctl_error(node, rc, ctl->kernel_abi);
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; !rc && i < n; i++) {
+		if (idx[i] == self || mqs_info(ctl, idx[i], &info, NULL, 0) ||
+		    strcmp(info.name, name))
+			continue;
+		mqs_array_node(idx[i], other, sizeof(other));
+		mqs_error("%s: rename '%s': the running array %s has this name: pick another name",
+			  node, name, other);
+		rc = MQS_EXIT_FAIL;
+	}
+	free(idx);
+	return rc ? MQS_EXIT_FAIL : MQS_EXIT_OK;
+}
+
+/* The module's answer to RENAME, said; MQS_EXIT_OK or MQS_EXIT_FAIL. */
+static int module_rename(struct mqs_ctl *ctl, uint32_t index,
+			 const char *node, const char *name)
+{
+	int rc = mqs_rename(ctl, index, name);
+
+	switch (-rc) {
+	case 0:
+		return MQS_EXIT_OK;
+	case EEXIST:
+		mqs_error("%s: rename '%s': another running array has this name (see 'stripectl list'): pick another name",
+			  node, name);
+		break;
+	case ENOTTY:
+		mqs_error("%s: the loaded mqstripe module has no rename command (an older module): load the module of this stripectl",
+			  node);
+		break;
+	default:
+		report_ctl_error(node, rc, ctl->kernel_abi);
+		break;
+	}
+	return MQS_EXIT_FAIL;
+}
+
+int cmd_rename(const struct cmd *cmd, int argc, char **argv)
+{
+	bool force = false;
+	const struct opt opts[] = {
+		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
+		  "take NAME even if a stopped array's superblocks carry it (then 'assemble --scan' starts neither by that name)" },
+		{ 0 }
+	};
+	struct mqstripe_member_info *members = NULL;
+	struct rn_member *rm = NULL;
+	struct sbw *w = NULL;
+	struct mqstripe_info info;
+	struct mqs_ctl ctl;
+	char err[MQS_ERR_LEN], node[64], what[96], old[MQSTRIPE_NAME_LEN];
+	const char *name;
+	bool no_sb = false;
+	uint32_t index, nr, i;
+	int first, rc, lock;
+
+	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
+	if (rc >= 0)
+		return rc;
+	name = argv[first + 1];
+	if (mqs_check_new_name(name, err, sizeof(err))) {
+		mqs_error("rename: NAME: %s", err);
+		return MQS_EXIT_USAGE;
+	}
+	if (find_array_or_report(&ctl, argv[first], &index, &info, &members,
+				 &nr))
+		return MQS_EXIT_FAIL;
+	mqs_array_node(index, node, sizeof(node));
+	snprintf(old, sizeof(old), "%s", info.name);
+	lock = mqs_meta_lock();
+	rc = MQS_EXIT_FAIL;
+	if (!strcmp(old, name)) {
+		printf("%s: already named '%s': nothing to do\n", node, name);
+		rc = MQS_EXIT_OK;
+		goto out;
+	}
+	if (mqs_array_readonly(index)) {
+		mqs_error("%s: assembled read-only (--readonly): nothing is written to its members; stop it and assemble it without --readonly to rename it",
+			  node);
+		goto out;
+	}
+	if (check_not_running(&ctl, index, node, name))
+		goto out;
+	snprintf(what, sizeof(what), "%s: rename", node);
+	if (check_name_unused(what, name, NULL, info.uuid, force))
+		goto out;
+	rm = calloc(nr ? nr : 1, sizeof(*rm));
+	w = calloc(nr ? nr : 1, sizeof(*w));
+	if (!rm || !w) {
+		mqs_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < nr; i++)
+		sbw_init(&w[i], NULL);
+	rc = read_members(node, &info, members, rm, w, nr, &no_sb);
+	if (!rc && no_sb) {
+		rc = module_rename(&ctl, index, node, name);
+		if (!rc)
+			printf("%s: renamed from '%s' to '%s' (no superblocks: the name lasts until the array stops)\n",
+			       node, old, name);
+		goto out;
+	}
+	if (rc)
+		goto out;
+	build_renamed(rm, w, nr, name);
+	rc = module_rename(&ctl, index, node, name);
+	if (rc)
+		goto out;
+	rc = sbw_write_all(w, nr);
+	if (rc) {
+		/* sbw_write_all() put the written members' blocks back */
+		if (module_rename(&ctl, index, node, old))
+			mqs_error("%s: the module keeps the name '%s' until the array stops; the superblocks say '%s'",
+				  node, name, old);
+		else
+			mqs_error("%s: nothing renamed: the name is '%s' again",
+				  node, old);
+		goto out;
+	}
+	printf("%s: renamed from '%s' to '%s' in the module and the superblocks of %u members\n",
+	       node, old, name, nr);
+out:
+	sbw_free(w, nr);
+	for (i = 0; rm && i < nr; i++)
+		mqs_cand_free(&rm[i].cand);
+	free(rm);
+	mqs_meta_unlock(lock);
+	free(members);
+	mqs_ctl_close(&ctl);
+	return rc;
+}
