@@ -831,7 +831,7 @@ static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
 
 /*
  * The piece path: a request of one bio that touches at most one chunk per
- * member (no more chunks than members) puts one contiguous piece of that
+ * member (@chunks, no more than the members) puts one contiguous piece of that
  * bio on each member it touches.  Each member bio is a clone of the bio,
  * advanced to its piece and cut to its length: it shares the bio's bio_vec
  * table, as the splits of md and dm do, where the gather would copy the
@@ -855,10 +855,12 @@ static bool mqs_queue_pieces(struct mqs_array *a, struct request *rq,
 	u32 chunk = 1U << g->chunk_shift;
 	u32 left = blk_rq_sectors(rq), member = loc->member;
 	u32 len = min(left, loc->chunk_left);
+	/* the first piece's chunk on its member, where the next row starts */
+	sector_t chunk_start = loc->sector - (chunk - loc->chunk_left);
 	sector_t sector = loc->sector;
 	u32 done = 0, i;
 
-	if (rq->bio != rq->biotail || chunks > g->nr_members)
+	if (rq->bio != rq->biotail)
 		return false;
 	for (i = 0; i < chunks; i++) {
 		struct request_queue *q =
@@ -901,12 +903,11 @@ static bool mqs_queue_pieces(struct mqs_array *a, struct request *rq,
 		left -= len;
 		len = min(left, chunk);
 		/* the next piece starts a chunk: in this row, or the next */
-		sector = round_down(sector - g->data_offset_sectors, chunk) +
-			 g->data_offset_sectors;
 		if (++member == g->nr_members) {
 			member = 0;
-			sector += chunk;
+			chunk_start += chunk;
 		}
+		sector = chunk_start;
 	}
 	return true;
 }

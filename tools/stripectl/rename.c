@@ -144,25 +144,20 @@ static int check_not_running(struct mqs_ctl *ctl, uint32_t self,
 			     const char *node, const char *name)
 {
 	struct mqstripe_info info;
-	uint32_t *idx = NULL, n = 0, i;
-	char other[64];
-	int rc = mqs_list(ctl, &idx, &n);
+	uint32_t other;
+	char dev[64];
+	int rc = mqs_find_name(ctl, name, &other, &info);
 
+	if (rc == -ENODEV || (!rc && other == self))
+		return MQS_EXIT_OK;
 	if (rc) {
 		report_ctl_error(node, rc, ctl->kernel_abi);
 		return MQS_EXIT_FAIL;
 	}
-	for (i = 0; !rc && i < n; i++) {
-		if (idx[i] == self || mqs_info(ctl, idx[i], &info, NULL, 0) ||
-		    strcmp(info.name, name))
-			continue;
-		mqs_array_node(idx[i], other, sizeof(other));
-		mqs_error("%s: rename '%s': the running array %s has this name: pick another name",
-			  node, name, other);
-		rc = MQS_EXIT_FAIL;
-	}
-	free(idx);
-	return rc ? MQS_EXIT_FAIL : MQS_EXIT_OK;
+	mqs_array_node(other, dev, sizeof(dev));
+	mqs_error("%s: rename '%s': the running array %s has this name: pick another name",
+		  node, name, dev);
+	return MQS_EXIT_FAIL;
 }
 
 /* The module's answer to RENAME, said; MQS_EXIT_OK or MQS_EXIT_FAIL. */
