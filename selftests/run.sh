@@ -221,6 +221,15 @@ run_boot() {
 	if [ "$rc" = 124 ] || [ "$rc" = 125 ]; then
 		echo "# [$k/$b] last ${MQS_CONSOLE_TAIL:-80} console lines:"
 		tr -d '\r' <"$log" | tail -n "${MQS_CONSOLE_TAIL:-80}" | sed "s|^|# [$k/$b]   |"
+	elif tr -d '\r' <"$log" | grep -qE '^not ok [0-9]+ selftests: mqstripe: '; then
+		# a test failed with a kernel report (oops, warning, KASAN...):
+		# its first lines, as the console has them
+		tr -d '\r' <"$log" | grep -nE '\bBUG\b|Oops|UBSAN:|KASAN|KFENCE|WARNING:|Call Trace|hung_task' |
+			head -n 1 | cut -d: -f1 | while read -r n; do
+			echo "# [$k/$b] the console from the first kernel report on (${MQS_CONSOLE_TAIL:-80} lines):"
+			tr -d '\r' <"$log" | tail -n "+$n" | head -n "${MQS_CONSOLE_TAIL:-80}" |
+				sed "s|^|# [$k/$b]   |"
+		done
 	fi
 }
 
