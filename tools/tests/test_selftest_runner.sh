@@ -13,7 +13,9 @@
 #    skipped, a test with no result at all failed;
 #  - a guest that dies of an int3 oops outside mqstripe (the emulator's
 #    text-patching fault) is booted again for the tests without a result;
-#    one with mqstripe in the oops, or any other crash, is not.
+#    so is a test that such an oops failed without killing the guest (it
+#    killed a task: taint D), with the tests after it; one with mqstripe
+#    in the oops, or any other crash, is not.
 # Prints KTAP.
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,7 +30,9 @@ trap 'rm -rf "$TMP" "$TOP/selftests/output/$K"' EXIT
 # per test as FAKE_RESULT says (pass, skip-budget, none) and the kmemleak
 # scan as FAKE_LEAK says (0: clean, 1: a leak).  FAKE_CRASH (int3: an int3
 # oops in __schedule; int3-ours: with an mqstripe frame; panic: a NULL
-# pointer oops) makes the first boot die during its second test.
+# pointer oops) makes the first boot die during its second test;
+# FAKE_CRASH=int3-task makes the int3 oops kill a task of the second test
+# instead: the guest fails it and does not run the later ones.
 cat >"$TMP/runvm" <<'EOF'
 #!/bin/bash
 while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
@@ -40,6 +44,18 @@ if [ -n "$FAKE_CRASH" ] && [ ! -e "$FAKE_ARGS.booted" ]; then
 	echo "ok 1 selftests: mqstripe: $1 # 3s"
 	echo "# selftests: mqstripe: $2"
 	case $FAKE_CRASH in
+	int3-task)
+		echo "[   56.305443] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"
+		echo "[   56.306101] RIP: 0010:blk_mq_submit_bio+0x11/0x6a0"
+		echo "[   56.311588] Modules linked in: dm_mod mqstripe(OE) nvme"
+		echo "[   56.311588] ---[ end trace 0000000000000000 ]---"
+		echo "not ok 2 selftests: mqstripe: $2 # 26s; kernel log has warnings;kernel oops (taint D)"
+		i=2
+		for t in "${@:3}"; do
+			i=$((i + 1))
+			echo "not ok $i selftests: mqstripe: $t # not run: the kernel oopsed in $2"
+		done
+		exit 1 ;;
 	int3*) echo "[   56.305443] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"
 		echo "[   56.306101] RIP: 0010:__schedule+0x339/0xbf0"
 		echo "[   56.307320]  schedule+0x27/0xc0"
@@ -80,7 +96,7 @@ runner() {
 }
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..17"
 
 runner pass 0 05 01 21
 rc=$?
@@ -116,7 +132,14 @@ check "an int3 oops outside mqstripe in the second test: exit 0, all 4 passed" \
 check "... booted again for the 3 tests without a result, the crashed one first" \
 	grep -qx 'test_05_fio_verify.sh test_08_flush_fua.sh test_21_failslab.sh' <(sed -n 2p "$TMP/args")
 check "... and says so, with the oops" \
-	grep -q "guest died of an int3 oops outside mqstripe.*booting again for the 3 tests without a result, from test_05_fio_verify; the oops:" "$TMP/out"
+	grep -q "an int3 oops outside mqstripe.*booting again for the 3 tests it took, from test_05_fio_verify; the oops:" "$TMP/out"
+
+FAKE_CRASH=int3-task runner pass 0 01 05 08
+rc=$?
+check "an int3 oops outside mqstripe that killed a task of the second test: exit 0, all 3 passed" \
+	[ $rc -eq 0 ] && grep -qx '4 passed, 0 failed, 0 skipped' "$TMP/out"
+check "... booted again for the test it failed and the one it left unrun" \
+	grep -qx 'test_05_fio_verify.sh test_08_flush_fua.sh' <(sed -n 2p "$TMP/args")
 
 FAKE_CRASH=int3-ours runner pass 0 01 05 08
 rc=$?
