@@ -63,6 +63,16 @@ MD_DEV = "/dev/md0"
 # sets it), where a guest second is 1e9 instructions and an idle guest's
 # clock jumps to its next timer
 TIMEOUT_SCALE = 1
+# Under icount (main() sets it): a file that reads host seconds, the
+# emulated CMOS RTC (QEMU keeps it in host time).  While every vCPU waits
+# for the host (a 9p read of a binary the page cache does not hold, on a
+# loaded host) the guest's clock jumps from timer to timer, so a timeout
+# counted in guest time can expire before the host has answered at all:
+# seen as "fio --version: no exit ... after SIGKILL".  run_bounded then
+# waits on until the timeout has passed in host time too.
+HOST_CLOCK = None
+# the emulated CMOS RTC in whole seconds (QEMU: host time)
+RTC_SECONDS = "/sys/class/rtc/rtc0/since_epoch"
 
 
 class Stuck(Exception):
@@ -78,7 +88,7 @@ def run_bounded(cmd, timeout, cwd=None, shell=False):
                          stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     try:
-        out, err = p.communicate(timeout=timeout * TIMEOUT_SCALE)
+        out, err = communicate_bounded(p, timeout * TIMEOUT_SCALE)
         return p.returncode, out, err, False
     except subprocess.TimeoutExpired:
         pass
@@ -88,12 +98,40 @@ def run_bounded(cmd, timeout, cwd=None, shell=False):
     except OSError:
         pass
     try:
-        out, err = p.communicate(timeout=30)
+        out, err = communicate_bounded(p, 30)
     except subprocess.TimeoutExpired:
         raise Stuck("%s: no exit %d s after SIGKILL: IO does not complete; "
                     "%s" % (cmd if isinstance(cmd, str) else " ".join(cmd),
                             timeout + 30, diag))
     return p.returncode, out, (err or "") + "\n" + diag, True
+
+
+def host_seconds():
+    """Host seconds (HOST_CLOCK), None when not under icount."""
+    v = readf(HOST_CLOCK) if HOST_CLOCK else None
+    return int(v) if v and v.isdigit() else None
+
+
+def communicate_bounded(p, timeout):
+    """p.communicate() for timeout seconds of guest time and, under icount,
+    of host time too (HOST_CLOCK): the first wait is the whole timeout (no
+    wakeup while a measured job runs); only when the guest's clock says it
+    expired are host seconds counted, in steps of one guest second.
+    Raises subprocess.TimeoutExpired."""
+    h0 = host_seconds()
+    try:
+        return p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        if h0 is None:
+            raise
+    while True:
+        h = host_seconds()
+        if h is None or h - h0 >= timeout:
+            raise subprocess.TimeoutExpired(p.args, timeout)
+        try:
+            return p.communicate(timeout=1)
+        except subprocess.TimeoutExpired:
+            pass
 
 
 def diagnostics():
@@ -801,7 +839,7 @@ class Runner:
                         self.setup, self.s["title"], point["name"],
                         B.LABEL[system], len(members),
                         "chunk %dK" % chunk if chunk else
-                        "one job per member", point["why"]))
+                        "the members in parallel", point["why"]))
             if alone is not None:
                 f.write("# fio alone on %d vCPUs (setup d's figure): %s\n"
                         % (self.vcpus, (smp or {}).get("text", "?")))
@@ -1053,6 +1091,21 @@ class Runner:
             [STRIPECTL, "create", "--help"], check=False) else []
         self.make_members()
         self.prefill()
+        if self.s.get("hugepages"):
+            self.reserve_hugepages(self.s["hugepages"])
+
+    def reserve_hugepages(self, n):
+        """Reserve n huge pages (the jobs' buffers, fio iomem=shmhuge);
+        fail the setup when the guest has fewer free ones."""
+        with open("/proc/sys/vm/nr_hugepages", "w") as f:
+            f.write("%d\n" % n)
+        mi = dict(ln.split(":", 1) for ln in open("/proc/meminfo"))
+        free = int(mi.get("HugePages_Free", "0").split()[0])
+        self.info["env"]["hugepages_free"] = free
+        if free < n:
+            raise RuntimeError("reserved %d huge pages, %d free: the "
+                               "sequential jobs' buffers need them" %
+                               (n, free))
 
     def save_klog(self, name, bad=None):
         """Keep the kernel log written since the setup started in
@@ -1152,7 +1205,7 @@ def clock_check(rtc_seconds=3):
     calibration can fail ("PIT calibration deviates from HPET") and with
     tsc=reliable nothing corrects it: the guest clock then runs many times
     too fast or too slow, and so do fio's figures and null_blk's timers."""
-    path = "/sys/class/rtc/rtc0/since_epoch"
+    path = RTC_SECONDS
     if readf(path) is None:
         return None
 
@@ -1214,8 +1267,10 @@ def main():
                     "plan")
     a = ap.parse_args()
     if B.SETUPS[a.setup].get("icount"):
-        global TIMEOUT_SCALE
+        global TIMEOUT_SCALE, HOST_CLOCK
         TIMEOUT_SCALE = 10
+        if readf(RTC_SECONDS) is not None:
+            HOST_CLOCK = RTC_SECONDS
     r = Runner(a.setup, a.quick, os.path.abspath(a.out))
     rc = 0
     try:

@@ -586,10 +586,16 @@ def cpu_setups(D):
     return sorted({r["setup"] for r in D.runs if r["workload"] == B.CPU})
 
 
+def round_limit(D):
+    """The round check's limit for this run's mode."""
+    return B.cpu_round_limit(D.host.get("mode"))
+
+
 def cpu_rounds(D, F):
     """Every figure of setup d with its rounds and their spread (largest
-    over smallest, minus 1); ok: two rounds or more, within
-    B.CPU_ROUND_LIMIT."""
+    over smallest, minus 1); ok: two rounds or more, within the mode's
+    limit (round_limit())."""
+    lim = round_limit(D)
     out = []
     for k in sorted(F.f, key=lambda k: tuple(str(x) for x in k)):
         setup, wl, var, system, n, chunk = k
@@ -602,16 +608,17 @@ def cpu_rounds(D, F):
         v = g["values"]
         spread = max(v) / min(v) - 1 if min(v) > 0 else None
         ok = len(v) >= 2 and spread is not None and \
-            spread <= B.CPU_ROUND_LIMIT + 1e-12
+            spread <= lim + 1e-12
         out.append({"setup": setup, "variant": var, "system": system,
                     "members": n, "chunk_kib": chunk, "metric": mk,
                     "rounds": v, "spread": spread, "ok": ok})
     return out
 
 
-def cpu_round_problems(rounds):
-    """One problem line per figure whose rounds disagree (the setup
-    failed: its figures are not the steady cost they are meant to be)."""
+def cpu_round_problems(rounds, lim):
+    """One problem line per figure whose rounds differ by more than lim
+    (the setup failed: its figures are not the steady cost they are meant
+    to be)."""
     out = []
     for r in rounds:
         if r["ok"]:
@@ -628,7 +635,7 @@ def cpu_round_problems(rounds):
                        "(%s), more than %g %%" % (
                            r["setup"], where, 100 * r["spread"],
                            " / ".join(fnum(x) for x in r["rounds"]),
-                           100 * B.CPU_ROUND_LIMIT))
+                           100 * lim))
     return out
 
 
@@ -741,22 +748,25 @@ def cpu_section(md, D, F, rounds):
            "instructions (these jobs keep the vCPUs busy). The host's load "
            "does not enter these figures; each figure ran in two rounds in "
            "one boot, and rounds more than %g %% apart fail the setup." %
-           (100 * B.CPU_ROUND_LIMIT))
+           (100 * round_limit(D)))
         md()
         bad = [r for r in rounds if r["setup"] == s and not r["ok"]]
         if bad:
             md("**Setup %s FAILED: %d figure%s whose rounds differ by more "
                "than %g %% (see Problems).**" % (
                    s, len(bad), "s" if len(bad) > 1 else "",
-                   100 * B.CPU_ROUND_LIMIT))
+                   100 * round_limit(D)))
             md()
-        md("Random points: io_uring, O_DIRECT, QD32 per vCPU in all (arrays:"
-           " one job per vCPU; the members in parallel: one job per member, "
-           "the same total). Polled: fio "
+        md("Random points: io_uring, O_DIRECT, one job per vCPU at QD32 "
+           "(the members in parallel: each job over every member, fio's "
+           "round robin of files). Polled: fio "
            "`hipri=1` on null_blk's poll queues (md cannot poll: its "
            "interrupt figure is the 4K random read's). Sequential: 1 MiB, "
-           "libaio, QD4 (the members in parallel: 1 MiB / members per IO "
-           "at QD4 on each, the same bytes in flight). Params: %s." % (
+           "libaio, QD4 (the members in parallel: one job over every "
+           "member, 1 MiB / members per IO at QD4 x members, the same bytes "
+           "in flight), buffers in huge "
+           "pages (fio `iomem=shmhuge`: one bio_vec per IO on every system "
+           "and round). Params: %s." % (
                ", ".join("%s=%s" % kv for kv in sorted(
                    ((info.get("member_params") or {}).get("nullb") or
                     {}).items()))))
@@ -1563,7 +1573,7 @@ def main():
     TD = targets(D, F, TH_DRIVER)
     rounds = cpu_rounds(D, F)
     TC = targets_cpu(D, F) if cpu_setups(D) else []
-    D.problems += cpu_round_problems(rounds)
+    D.problems += cpu_round_problems(rounds, round_limit(D))
     made, perrs = plots(D, F, d)
     D.problems += perrs
     hs = D.host
@@ -1593,7 +1603,7 @@ def main():
         "targets_driver": TD,
         "targets_cpu": TC,
         "cpu_rounds": rounds,
-        "cpu_round_limit": B.CPU_ROUND_LIMIT,
+        "cpu_round_limit": round_limit(D),
         "plots": made,
         "problems": D.problems,
         "wall_seconds": elapsed,

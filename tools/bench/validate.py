@@ -198,17 +198,18 @@ def check_cpu(rj, figs, check):
     rounds = [r for r in rj.get("cpu_rounds") or []
               if r.get("setup") == CPU_SETUP]
     lim = rj.get("cpu_round_limit")
-    check(rounds and lim == B.CPU_ROUND_LIMIT and all(
+    want = B.cpu_round_limit(rj.get("mode"))
+    check(rounds and lim == want and all(
         isinstance(r.get("spread"), (int, float)) and
         isinstance(r.get("ok"), bool) for r in rounds),
-        "results.json: cpu_rounds with each figure's spread, limit %g" %
-        B.CPU_ROUND_LIMIT)
+        "results.json: cpu_rounds with each figure's spread, limit %g "
+        "(%s run)" % (want, rj.get("mode")))
     bad = ["%s %s n%s c%s: %.1f %%" % (
         r.get("variant"), r.get("system"), r.get("members"),
         r.get("chunk_kib"), 100 * (r.get("spread") or 0))
         for r in rounds if not r.get("ok")]
     check(not bad, "setup d: no figure's two rounds differ by more than "
-          "%g %% (else the setup failed)" % (100 * B.CPU_ROUND_LIMIT),
+          "%g %% (else the setup failed)" % (100 * want),
           "; ".join(bad)[:800])
     tc = rj.get("targets_cpu") or []
     ids = [t.get("id") for t in tc]

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BENCH = os.path.join(TOP, "tools", "bench")
@@ -206,10 +207,19 @@ try:
                 return 1 + pct / 100.0
             return 1.0
         return scale
-    rj, md, vout, vrc, _ = run("apart19", apart(1.9))
+    rj, md, vout, vrc, _ = run("apart19", apart(1.9), quick=False)
     result(vrc == 0 and not rj.get("problems"),
            "rounds 1.9 % apart: the setup passes", vout)
-    rj, md, vout, vrc, _ = run("apart25", apart(2.5))
+    rj, md, vout, vrc, _ = run("apart25q", apart(2.5))
+    result(vrc == 0 and not rj.get("problems") and
+           rj.get("cpu_round_limit") == 0.05,
+           "rounds 2.5 % apart in a QUICK run: the setup passes (limit 5 %)",
+           vout)
+    rj, md, vout, vrc, _ = run("apart55q", apart(5.5))
+    result(vrc != 0 and any("setup d failed" in p and "5.5 %" in p
+                            for p in rj.get("problems") or []),
+           "rounds 5.5 % apart in a QUICK run: the setup fails", vout)
+    rj, md, vout, vrc, _ = run("apart25", apart(2.5), quick=False)
     bad = [r for r in rj["cpu_rounds"] if not r["ok"]]
     result(len(bad) == 1 and bad[0]["system"] == "dm" and
            abs(bad[0]["spread"] - 0.025) < 1e-9,
@@ -227,7 +237,8 @@ try:
                                   re.M) is not None,
            "rounds 2.5 % apart: validate.py fails on the round check", vout)
     apart_down = run("apartdown", lambda v, s, m, c, r: 0.975 if (
-        v, s, m, r) == (B.CPU_SEQREAD, "mqstripe", 4, 1) else 1.0)[0]
+        v, s, m, r) == (B.CPU_SEQREAD, "mqstripe", 4, 1) else 1.0,
+        quick=False)[0]
     result(any(not r["ok"] for r in apart_down["cpu_rounds"]),
            "a first round 2.5 % below the second fails the check too")
 
@@ -391,6 +402,50 @@ try:
            "--icount" in dboot[0] and "--accel tcg" in dboot[0],
            "bench.sh PROFILE=1 profiles setups a b c d by default, d in "
            "its icount guest", b.stdout + b.stderr + "\n".join(boots))
+    # the sequential jobs' buffers in huge pages (the same bio_vecs on
+    # every system and round), the guest reserving them
+    seq = [j for st in B.plan("d", False)
+           for j in B.step_jobs(st, "d", False,
+                                mem if st["system"] == "jbod" else
+                                ["/dev/arr"], mem)
+           if j.meta["variant"] in (B.CPU_SEQREAD, B.CPU_SEQWRITE)]
+    result(seq and all("iomem=shmhuge" in j.fio_lines() for j in seq) and
+           B.SETUPS["d"].get("hugepages", 0) >= 16,
+           "setup d's sequential jobs put fio's buffers in huge pages "
+           "(iomem=shmhuge), and the guest reserves them",
+           [j.fio_lines() for j in seq[:2]])
+    # guest.py's bounded run under icount: a timeout in guest time that
+    # expires while host time stands still (the guest idles, waiting for
+    # the host) does not end the process; one that passed in host time too
+    # does
+    sys.path.insert(0, BENCH)
+    import guest as G  # noqa: E402
+    clock = os.path.join(TMP, "rtc")
+    with open(clock, "w") as f:
+        f.write("1000\n")
+    G.HOST_CLOCK = clock
+    rc, out, _, tmo = G.run_bounded(
+        ["sh", "-c", "sleep 2.5; echo done"], 1)
+    result(rc == 0 and out.strip() == "done" and not tmo,
+           "guest.py run_bounded under icount: no kill while host time "
+           "has not passed the timeout", (rc, out, tmo))
+    p = subprocess.Popen(["sleep", "30"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+
+    def host_passes():
+        with open(clock, "w") as f:
+            f.write("1002\n")
+    threading.Timer(1.5, host_passes).start()
+    try:
+        G.communicate_bounded(p, 1)
+        ended = False
+    except subprocess.TimeoutExpired:
+        ended = True
+    p.kill()
+    p.communicate()
+    G.HOST_CLOCK = None
+    result(ended, "guest.py communicate_bounded: a timeout passed in guest "
+           "and host time ends the wait")
     print("1..%d" % n)
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
