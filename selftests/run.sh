@@ -9,15 +9,15 @@
 # Tests are grouped into as few boots as the drive configurations allow:
 #   main:  4 vCPUs, 4 NVMe (272M: mkfs.xfs sets sunit only from 1 GiB on;
 #          sparse), 512-byte blocks, 2 virtio-blk 512/4096
-#          -> every test
 #   lbs4k: 4 vCPUs, 4 NVMe with 4096-byte blocks, 1 virtio-blk 512/16384
-#          -> test_03_limits (its 4K-block and big-physical-block cases)
 #   poll:  4 vCPUs, 4 NVMe with poll queues (nvme.poll_queues=2), 1
-#          virtio-blk without -> test_31_poll (only there)
+#          virtio-blk without
 #   hotrm: 4 vCPUs, 4 NVMe 96M, nvme_core.io_timeout=5
-#          -> test_16_hot_remove (only there: it removes a drive)
 #   pi:    4 vCPUs, 4 NVMe 48M, the first 3 with T10 PI (ms=8,mset=0,pi=1)
-#          -> test_32_integrity (only there)
+# A test runs in the main boot, or in the boots its header names in a
+# line "# mqs-boots: BOOT..." (test_03_limits: main lbs4k; test_31_poll:
+# poll; test_16_hot_remove: hotrm, it removes a drive; test_32_integrity:
+# pi), so a new test needs no edit here.
 # A test run in several boots counts once per kernel: failed if it failed
 # anywhere, passed if it passed somewhere, else skipped.
 # Prints each kernel's KTAP and ends with one line
@@ -70,36 +70,49 @@ done
 [ ${#kernels[@]} -gt 0 ] || kernels=(6.1 6.12)
 [ -x "$RUNVM" ] || { echo "run.sh: $RUNVM not found" >&2; exit 2; }
 
-# All tests, and the boots: name, run-vm options, tests ("all" = every test)
-ALL=()
-for t in "$SELF"/test_[0-9][0-9]_*.sh; do
-	t=$(basename "$t")
-	ALL+=("${t%.sh}")
-done
+# The boots: name, run-vm options, time limit
 BOOTS=(main lbs4k poll hotrm pi)
-# tests that run only in their own boot, not in main
-OWN_BOOT=(test_31_poll test_16_hot_remove test_32_integrity)
 declare -A BOOT_OPTS BOOT_TESTS BOOT_TIMEOUT
 BOOT_OPTS[main]="--cpus 4 --mem 3072 --nvme 4 --nvme-size 272M --virtio-blk 2:64M:512:4096"
-BOOT_TESTS[main]=
-for t in "${ALL[@]}"; do
-	[[ " ${OWN_BOOT[*]} " == *" $t "* ]] || BOOT_TESTS[main]+="$t "
-done
 # the main boot's own limit is only a backstop (each test has its
 # timeout, run_guest.sh): in CI beside the other lane it takes 1900-2300 s
 BOOT_TIMEOUT[main]=${gtimeout:-3600}
 BOOT_OPTS[lbs4k]="--cpus 4 --mem 1024 --nvme 4 --nvme-size 80M --nvme-lbs 4096 --nvme-pbs 4096 --virtio-blk 1:64M:512:16384"
-BOOT_TESTS[lbs4k]="test_03_limits"
 BOOT_TIMEOUT[lbs4k]=${gtimeout:-600}
 BOOT_OPTS[poll]="--cpus 4 --mem 1536 --nvme 4 --nvme-size 80M --virtio-blk 1:64M:512:512 --append nvme.poll_queues=2"
-BOOT_TESTS[poll]="test_31_poll"
 BOOT_TIMEOUT[poll]=${gtimeout:-600}
 BOOT_OPTS[hotrm]="--cpus 4 --mem 2048 --nvme 4 --nvme-size 96M --append nvme_core.io_timeout=5"
-BOOT_TESTS[hotrm]="test_16_hot_remove"
 BOOT_TIMEOUT[hotrm]=${gtimeout:-600}
 BOOT_OPTS[pi]="--cpus 4 --mem 1536 --nvme 4 --nvme-size 48M --nvme-ns-opts ms=8,mset=0,pi=1;ms=8,mset=0,pi=1;ms=8,mset=0,pi=1; --env MQS_PI_BOOT=1"
-BOOT_TESTS[pi]="test_32_integrity"
 BOOT_TIMEOUT[pi]=${gtimeout:-600}
+
+# test_boots FILE: the boots the test's header names ("# mqs-boots:
+# BOOT..." in the comment block at the top), else main
+test_boots() {
+	local line words
+	while IFS= read -r line; do
+		[[ $line == "#"* ]] || break
+		if [[ $line =~ ^#\ mqs-boots:(.*)$ ]]; then
+			read -r -a words <<<"${BASH_REMATCH[1]}"
+			echo "${words[*]}"
+			return
+		fi
+	done <"$1"
+	echo main
+}
+# All tests, and the tests of each boot
+ALL=()
+for b in "${BOOTS[@]}"; do BOOT_TESTS[$b]=; done
+for f in "$SELF"/test_[0-9][0-9]_*.sh; do
+	t=$(basename "$f" .sh)
+	ALL+=("$t")
+	read -r -a tb <<<"$(test_boots "$f")"
+	[ ${#tb[@]} -gt 0 ] || { echo "run.sh: $t.sh: its '# mqs-boots:' line names no boot: name one or more of ${BOOTS[*]}, or drop the line (main)" >&2; exit 2; }
+	for b in "${tb[@]}"; do
+		[ -n "${BOOT_OPTS[$b]:-}" ] || { echo "run.sh: $t.sh: '# mqs-boots:' names no boot '$b': name one or more of ${BOOTS[*]}" >&2; exit 2; }
+		BOOT_TESTS[$b]+="$t "
+	done
+done
 
 # is_arg TEST ARG: whether TEST (test_05_fio_verify) is what the TEST
 # argument ARG (test_05_fio_verify, test_05, 05, with or without .sh) names

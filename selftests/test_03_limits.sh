@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: main lbs4k
 #
 # Queue limits.  Every expected value is computed by limits.py from the
 # members' own sysfs values (rules: the README's "Queue limits").  The configurations

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: hotrm
 #
 # Hot removal of a member under IO.  Runs in a boot
 # of its own (selftests/run.sh boot "hotrm", kernel option

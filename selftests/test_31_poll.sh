@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: poll
 #
 # Polled IO.  Runs in the "poll" boot of run.sh: NVMe members with poll
 # queues (nvme.poll_queues=2) and one virtio-blk disk without.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: pi
 #
 # T10 PI: the integrity profile is stacked from the members and protection
 # information travels through the array.  Needs NVMe namespaces with PI

@@ -639,6 +639,67 @@ def cpu_round_problems(rounds, lim):
     return out
 
 
+def cpu_fig(F, s, var, system, n, chunk):
+    """Setup @s's median of @var on @system (the members in parallel have
+    no chunk)."""
+    if system == "jbod":
+        chunk = None
+    return F.med(s, B.CPU, var, system, n, chunk, B.CPU_METRIC[var])
+
+
+def target_cpu_peers(F, setups, add, tid, var, text, other_var=None,
+                     chunks=(B.MAIN_CHUNK,)):
+    """A CPU-cost target: mqstripe's figure of @var against each system of
+    TH_CPU[@tid] (md's of @other_var when given), at each of @chunks."""
+    th = TH_CPU[tid]
+    parts, ok, seen = [], True, False
+    for s in setups:
+        n = B.SETUPS.get(s, {}).get("members", 4)
+        for c in chunks:
+            a = cpu_fig(F, s, var, "mqstripe", n, c)
+            if a is None:
+                continue
+            txt, have = [], True
+            for o, lim in th.items():
+                b = cpu_fig(F, s, other_var or var if o == "md" else var, o,
+                            n, c)
+                r = ratio(a, b)
+                if r is None:
+                    have = False
+                    txt.append("%s not measured" % B.LABEL[o])
+                    continue
+                ok &= r >= lim
+                txt.append("%.2f x %s (need %.2f)" % (r, B.LABEL[o], lim))
+            if not have:
+                ok = False
+            seen = True
+            parts.append("%s%s: %s" % (
+                s, " chunk %dK" % c if len(chunks) > 1 or
+                c != B.MAIN_CHUNK else "", ", ".join(txt)))
+    add(tid, text, verdict(seen, ok), "; ".join(parts))
+
+
+def target_cpu_members(F, setups, add):
+    """The member count: the same 4K random read at the wide count."""
+    within = TH_CPU["randread4k-16members"]["within"]
+    parts, ok, seen = [], True, False
+    for s in setups:
+        n = B.SETUPS.get(s, {}).get("members", 4)
+        w = B.SETUPS.get(s, {}).get("wide", 16)
+        a4 = cpu_fig(F, s, B.CPU_RANDREAD, "mqstripe", n, B.MAIN_CHUNK)
+        aw = cpu_fig(F, s, B.CPU_RANDREAD, "mqstripe", w, B.MAIN_CHUNK)
+        r = ratio(aw, a4)
+        if r is None:
+            continue
+        seen = True
+        ok &= abs(r - 1) <= within + 1e-12
+        parts.append("%s: %.2f x (%s IOPS at %d members, %s at %d)" % (
+            s, r, fnum(aw), w, fnum(a4), n))
+    add("randread4k-16members", "4K random read IOPS in guest time at 16 "
+        "members within %g %% of the 4-member figure" % (100 * within),
+        verdict(seen, ok), "; ".join(parts))
+
+
 def targets_cpu(D, F):
     """One verdict per CPU-cost target (TH_CPU) from setup d's figures."""
     res = []
@@ -648,39 +709,8 @@ def targets_cpu(D, F):
         res.append({"id": tid, "target": text, "status": status,
                     "figure": figure})
 
-    def fig(s, var, system, n, chunk):
-        if system == "jbod":
-            chunk = None
-        return F.med(s, B.CPU, var, system, n, chunk, B.CPU_METRIC[var])
-
     def peers(tid, var, text, other_var=None, chunks=(B.MAIN_CHUNK,)):
-        th = TH_CPU[tid]
-        parts, ok, seen = [], True, False
-        for s in setups:
-            n = B.SETUPS.get(s, {}).get("members", 4)
-            for c in chunks:
-                a = fig(s, var, "mqstripe", n, c)
-                if a is None:
-                    continue
-                txt, have = [], True
-                for o, lim in th.items():
-                    b = fig(s, other_var or var if o == "md" else var, o, n,
-                            c)
-                    r = ratio(a, b)
-                    if r is None:
-                        have = False
-                        txt.append("%s not measured" % B.LABEL[o])
-                        continue
-                    ok &= r >= lim
-                    txt.append("%.2f x %s (need %.2f)" % (r, B.LABEL[o],
-                                                          lim))
-                if not have:
-                    ok = False
-                seen = True
-                parts.append("%s%s: %s" % (
-                    s, " chunk %dK" % c if len(chunks) > 1 or
-                    c != B.MAIN_CHUNK else "", ", ".join(txt)))
-        add(tid, text, verdict(seen, ok), "; ".join(parts))
+        target_cpu_peers(F, setups, add, tid, var, text, other_var, chunks)
 
     peers("randread4k", B.CPU_RANDREAD, "4K random read IOPS in guest time "
           "at least 1.05 x md raid0's, 1.15 x dm-stripe's and 0.90 x the "
@@ -701,25 +731,97 @@ def targets_cpu(D, F):
           "time at least 1.05 x md raid0's and 1.2 x dm-stripe's at every "
           "chunk measured (full run: 4K, 64K, 512K)",
           chunks=chunks or (B.MAIN_CHUNK,))
-    # the member count: the same 4K random read at the wide count
-    within = TH_CPU["randread4k-16members"]["within"]
-    parts, ok, seen = [], True, False
-    for s in setups:
-        n = B.SETUPS.get(s, {}).get("members", 4)
-        w = B.SETUPS.get(s, {}).get("wide", 16)
-        a4 = fig(s, B.CPU_RANDREAD, "mqstripe", n, B.MAIN_CHUNK)
-        aw = fig(s, B.CPU_RANDREAD, "mqstripe", w, B.MAIN_CHUNK)
-        r = ratio(aw, a4)
-        if r is None:
-            continue
-        seen = True
-        ok &= abs(r - 1) <= within + 1e-12
-        parts.append("%s: %.2f x (%s IOPS at %d members, %s at %d)" % (
-            s, r, fnum(aw), w, fnum(a4), n))
-    add("randread4k-16members", "4K random read IOPS in guest time at 16 "
-        "members within %g %% of the 4-member figure" % (100 * within),
-        verdict(seen, ok), "; ".join(parts))
+    target_cpu_members(F, setups, add)
     return res
+
+
+def cpu_intro(md, s, info, rounds, lim):
+    """Setup @s's heading, how its figures count instructions, whether its
+    rounds agreed (within @lim) and what each point runs."""
+    md("## Setup %s: %s" % (s, B.CPU_TITLE))
+    md()
+    md("The guest runs under QEMU's `-accel tcg,thread=single -icount "
+       "shift=0,sleep=off`: one host thread executes the vCPUs in turn "
+       "and QEMU adds the instructions of every vCPU to one counter, "
+       "from which the guest's clock runs, one nanosecond per "
+       "instruction. With sleep=off, when every vCPU is idle the clock "
+       "jumps to the next timer. On memory-backed null_blk members "
+       "there is no device time, so a figure in guest time (fio's "
+       "IOPS, MB/s) counts instructions: **instructions per IO = "
+       "1e9 / IOPS** (per MiB: 1e9 x 1 MiB / bytes per second), the "
+       "instructions of all vCPUs together (fio, the block layer, the "
+       "driver, null_blk's copy, softirqs, the idle loop), whichever "
+       "vCPU ran them; time that the clock skipped while every vCPU "
+       "was idle counts too, so a figure is an upper bound of the "
+       "instructions (these jobs keep the vCPUs busy). The host's load "
+       "does not enter these figures; each figure ran in two rounds in "
+       "one boot, and rounds more than %g %% apart fail the setup." %
+       (100 * lim))
+    md()
+    bad = [r for r in rounds if r["setup"] == s and not r["ok"]]
+    if bad:
+        md("**Setup %s FAILED: %d figure%s whose rounds differ by more "
+           "than %g %% (see Problems).**" % (
+               s, len(bad), "s" if len(bad) > 1 else "",
+               100 * lim))
+        md()
+    md("Random points: io_uring, O_DIRECT, one job per vCPU at QD32 "
+       "(the members in parallel: each job over every member, fio's "
+       "round robin of files). Polled: fio "
+       "`hipri=1` on null_blk's poll queues (md cannot poll: its "
+       "interrupt figure is the 4K random read's). Sequential: 1 MiB, "
+       "libaio, QD4 (the members in parallel: one job over every "
+       "member, 1 MiB / members per IO at QD4 x members, the same bytes "
+       "in flight), buffers in huge pages (fio `iomem=shmhuge`: one "
+       "bio_vec per IO on every system and round). Params: %s." % (
+           ", ".join("%s=%s" % kv for kv in sorted(
+               ((info.get("member_params") or {}).get("nullb") or
+                {}).items()))))
+    md()
+
+
+def cpu_row(F, byk, s, var, mem, c, x):
+    """One system's row of setup @s's table of @var: both rounds, their
+    spread, instructions per IO (per MiB), mqstripe against it."""
+    mk = B.CPU_METRIC[var]
+    pk = "insn_per_io" if mk == "iops" else "insn_per_MiB"
+    ch = None if x == "jbod" else c
+    rr = byk.get((s, var, x, mem, ch)) or {}
+    v = rr.get("rounds") or []
+    a = F.med(s, B.CPU, var, x, mem, ch, mk)
+    mq = F.med(s, B.CPU, var, "mqstripe", mem,
+               c if x != "jbod" else B.MAIN_CHUNK, mk)
+    if x == "jbod" and var in (B.CPU_SEQREAD, B.CPU_SEQWRITE):
+        mq = F.med(s, B.CPU, var, "mqstripe", mem, B.MAIN_CHUNK, mk)
+    return [
+        B.LABEL[x], str(mem), "%dK" % c if ch else "–",
+        fnum(v[0]) if v else "–",
+        fnum(v[1]) if len(v) > 1 else "–",
+        ("%.2f %%" % (100 * rr["spread"]) +
+         ("" if rr["ok"] else " **FAILED**"))
+        if rr.get("spread") is not None else "–",
+        fnum(F.med(s, B.CPU, var, x, mem, ch, pk)),
+        "–" if x == "mqstripe" else fratio(ratio(mq, a))]
+
+
+def cpu_table(md, D, F, byk, s, var):
+    """Setup @s's table of one point (@var): a row per system, member
+    count and chunk measured."""
+    mk = B.CPU_METRIC[var]
+    unit = "IOPS" if mk == "iops" else "MB/s"
+    per = "insn/IO" if mk == "iops" else "insn/MiB"
+    keys = sorted({(r["members"], r["chunk_kib"] or 0, r["system"])
+                   for r in D.runs if r["setup"] == s and
+                   r["workload"] == B.CPU and r["variant"] == var},
+                  key=lambda x: (x[0], x[1], SYS_ORDER.index(x[2])))
+    if not keys:
+        return
+    rows = [cpu_row(F, byk, s, var, mem, c, x) for mem, c, x in keys]
+    md("### %s (%s)" % (var, unit))
+    md()
+    md.table(["system", "members", "chunk", "round 1 %s" % unit,
+              "round 2 %s" % unit, "rounds differ", per,
+              "mqstripe / this"], rows)
 
 
 def cpu_section(md, D, F, rounds):
@@ -728,85 +830,10 @@ def cpu_section(md, D, F, rounds):
     byk = {(r["setup"], r["variant"], r["system"], r["members"],
             r["chunk_kib"]): r for r in rounds}
     for s in cpu_setups(D):
-        info = D.setups.get(s, {})
         n = B.SETUPS.get(s, {}).get("members", 4)
-        md("## Setup %s: %s" % (s, B.CPU_TITLE))
-        md()
-        md("The guest runs under QEMU's `-accel tcg,thread=single -icount "
-           "shift=0,sleep=off`: one host thread executes the vCPUs in turn "
-           "and QEMU adds the instructions of every vCPU to one counter, "
-           "from which the guest's clock runs, one nanosecond per "
-           "instruction. With sleep=off, when every vCPU is idle the clock "
-           "jumps to the next timer. On memory-backed null_blk members "
-           "there is no device time, so a figure in guest time (fio's "
-           "IOPS, MB/s) counts instructions: **instructions per IO = "
-           "1e9 / IOPS** (per MiB: 1e9 x 1 MiB / bytes per second), the "
-           "instructions of all vCPUs together (fio, the block layer, the "
-           "driver, null_blk's copy, softirqs, the idle loop), whichever "
-           "vCPU ran them; time that the clock skipped while every vCPU "
-           "was idle counts too, so a figure is an upper bound of the "
-           "instructions (these jobs keep the vCPUs busy). The host's load "
-           "does not enter these figures; each figure ran in two rounds in "
-           "one boot, and rounds more than %g %% apart fail the setup." %
-           (100 * round_limit(D)))
-        md()
-        bad = [r for r in rounds if r["setup"] == s and not r["ok"]]
-        if bad:
-            md("**Setup %s FAILED: %d figure%s whose rounds differ by more "
-               "than %g %% (see Problems).**" % (
-                   s, len(bad), "s" if len(bad) > 1 else "",
-                   100 * round_limit(D)))
-            md()
-        md("Random points: io_uring, O_DIRECT, one job per vCPU at QD32 "
-           "(the members in parallel: each job over every member, fio's "
-           "round robin of files). Polled: fio "
-           "`hipri=1` on null_blk's poll queues (md cannot poll: its "
-           "interrupt figure is the 4K random read's). Sequential: 1 MiB, "
-           "libaio, QD4 (the members in parallel: one job over every "
-           "member, 1 MiB / members per IO at QD4 x members, the same bytes "
-           "in flight), buffers in huge "
-           "pages (fio `iomem=shmhuge`: one bio_vec per IO on every system "
-           "and round). Params: %s." % (
-               ", ".join("%s=%s" % kv for kv in sorted(
-                   ((info.get("member_params") or {}).get("nullb") or
-                    {}).items()))))
-        md()
+        cpu_intro(md, s, D.setups.get(s, {}), rounds, round_limit(D))
         for var in B.CPU_POINTS:
-            mk = B.CPU_METRIC[var]
-            unit = "IOPS" if mk == "iops" else "MB/s"
-            per = "insn/IO" if mk == "iops" else "insn/MiB"
-            pk = "insn_per_io" if mk == "iops" else "insn_per_MiB"
-            keys = sorted({(r["members"], r["chunk_kib"] or 0, r["system"])
-                           for r in D.runs if r["setup"] == s and
-                           r["workload"] == B.CPU and r["variant"] == var},
-                          key=lambda x: (x[0], x[1], SYS_ORDER.index(x[2])))
-            if not keys:
-                continue
-            rows = []
-            for mem, c, x in keys:
-                ch = None if x == "jbod" else c
-                rr = byk.get((s, var, x, mem, ch)) or {}
-                v = rr.get("rounds") or []
-                a = F.med(s, B.CPU, var, x, mem, ch, mk)
-                mq = F.med(s, B.CPU, var, "mqstripe", mem,
-                           c if x != "jbod" else B.MAIN_CHUNK, mk)
-                if x == "jbod" and var in (B.CPU_SEQREAD, B.CPU_SEQWRITE):
-                    mq = F.med(s, B.CPU, var, "mqstripe", mem, B.MAIN_CHUNK,
-                               mk)
-                rows.append([
-                    B.LABEL[x], str(mem), "%dK" % c if ch else "–",
-                    fnum(v[0]) if v else "–",
-                    fnum(v[1]) if len(v) > 1 else "–",
-                    ("%.2f %%" % (100 * rr["spread"]) +
-                     ("" if rr["ok"] else " **FAILED**"))
-                    if rr.get("spread") is not None else "–",
-                    fnum(F.med(s, B.CPU, var, x, mem, ch, pk)),
-                    "–" if x == "mqstripe" else fratio(ratio(mq, a))])
-            md("### %s (%s)" % (var, unit))
-            md()
-            md.table(["system", "members", "chunk", "round 1 %s" % unit,
-                      "round 2 %s" % unit, "rounds differ", per,
-                      "mqstripe / this"], rows)
+            cpu_table(md, D, F, byk, s, var)
         if n:
             md("Ratios use the median of the rounds (the mean of two). "
                "mqstripe / JBOD at the sequential points: against "

@@ -15,7 +15,11 @@
 #    text-patching fault) is booted again for the tests without a result;
 #    so is a test that such an oops failed without killing the guest (it
 #    killed a task: taint D), with the tests after it; one with mqstripe
-#    in the oops, or any other crash, is not.
+#    in the oops, or any other crash, is not;
+#  - a test runs in the boots its header names ("# mqs-boots: BOOT..."),
+#    else in main; a name that is no boot stops run.sh before any guest
+#    boots, with a message naming the test (on a copy of run.sh beside
+#    made-up tests), and the tests of boots of their own keep them.
 # Prints KTAP.
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -96,7 +100,7 @@ runner() {
 }
 
 echo "TAP version 13"
-echo "1..17"
+echo "1..24"
 
 runner pass 0 05 01 21
 rc=$?
@@ -153,6 +157,53 @@ rc=$?
 check "another crash (NULL pointer in mqstripe): not booted again, exit 1" \
 	[ $rc -eq 1 ] && [ "$(wc -l <"$TMP/args")" -eq 1 ] &&
 	grep -qE "^not ok [0-9]+ $K: test_05_fio_verify # no result from boot main \(guest exit 125" "$TMP/out"
+
+# the boots of the real tests that do not run (only) in main
+runner pass 0 03 16 31 32
+check "the boots named in the tests' headers: 03 in main and lbs4k, 31 in poll, 16 in hotrm, 32 in pi" \
+	cmp -s <(printf '%s\n' test_03_limits.sh test_03_limits.sh test_31_poll.sh \
+		test_16_hot_remove.sh test_32_integrity.sh) "$TMP/args"
+
+# made-up tests beside a copy of run.sh: TREE/selftests/NAME.sh with the
+# header line HEAD and the body line BODY
+TREE=$TMP/tree/selftests
+mkdir -p "$TREE"
+cp "$TOP/selftests/run.sh" "$TREE/"
+fake_test() {
+	printf '#!/bin/bash\n#\n%s\n\n%s\n' "$2" "${3:-true}" >"$TREE/$1.sh"
+}
+fake_test test_01_plain "# a test with no boot line"
+fake_test test_02_poll "# mqs-boots: poll"
+fake_test test_03_two "# mqs-boots:   main lbs4k "
+fake_test test_04_body "# its boot line is not in the header" "# mqs-boots: pi"
+# tree_runner: the copy of run.sh on every made-up test; output in $TMP/out
+tree_runner() {
+	rm -f "$TMP/args"
+	FAKE_RESULT=pass FAKE_LEAK=0 FAKE_ARGS=$TMP/args MQS_RUNVM=$TMP/runvm \
+		bash "$TREE/run.sh" --kernel "$K" >"$TMP/out" 2>&1
+}
+tree_runner
+rc=$?
+check "made-up tests with and without a boot line: exit 0" [ $rc -eq 0 ]
+check "... main boots the tests without one and those naming it, lbs4k and poll theirs, only the header is read" \
+	cmp -s <(printf '%s\n' "test_01_plain.sh test_03_two.sh test_04_body.sh" \
+		test_03_two.sh test_02_poll.sh) "$TMP/args"
+check "... a test in two boots is one result" \
+	grep -qE "^ok [0-9]+ $K: test_03_two$" "$TMP/out"
+
+fake_test test_05_typo "# mqs-boots: main pol"
+tree_runner
+rc=$?
+check "a boot line naming no boot: exit 2, no guest booted" \
+	[ $rc -eq 2 ] && [ ! -e "$TMP/args" ]
+check "... one line naming the test, the name and the boots there are" \
+	grep -qx "run.sh: test_05_typo.sh: '# mqs-boots:' names no boot 'pol': name one or more of main lbs4k poll hotrm pi" "$TMP/out"
+fake_test test_05_typo "# mqs-boots:"
+tree_runner
+rc=$?
+check "an empty boot line: exit 2 with a message, no guest booted" \
+	[ $rc -eq 2 ] && [ ! -e "$TMP/args" ] &&
+	grep -qx "run.sh: test_05_typo.sh: its '# mqs-boots:' line names no boot: name one or more of main lbs4k poll hotrm pi, or drop the line (main)" "$TMP/out"
 
 [ $fail -eq 0 ] || { echo "# run.sh's output of the last case:"; sed 's/^/#   /' "$TMP/out"; }
 exit $fail
