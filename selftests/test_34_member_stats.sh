@@ -6,8 +6,9 @@
 # Counts: single 4K O_DIRECT reads of chunks 5..14 and writes of chunks
 # 20..25 (chunk c is on member c mod 4): each member's completed reads and
 # writes (sysfs mqstripe/io_stats) grow by exactly the chunks it holds,
-# its histogram by as many, nothing stays in flight.  Slow: member 1
-# switched to dm-delay (100 ms) under fio randread: stripectl status shows
+# its histogram by as many, nothing stays in flight; the tunables refuse
+# values out of range.  Slow: member 1
+# switched to dm-delay (500 ms) under fio randread: stripectl status shows
 # slot 1 slow (and still ok), its last-window latency at least the delay
 # and ten times every other member's; the monitor's program gets exactly
 # one member_slow event, for slot 1, with the latency; with the delay
@@ -23,7 +24,8 @@
 mqs_init
 mark=$(klog_mark "test_34 start")
 dm_nvme1 dl1 delay
-DELAY_MS=100
+# far above a member's latency under TCG, also the debug kernel's (~10 ms)
+DELAY_MS=500
 mqs_must_create --chunk 64K --name stats "${NV[0]}" "$DM_DEV" "${NV[2]}" "${NV[3]}"
 
 # io_stats into R (reads), W (writes), F (in flight), S (slow) and H
@@ -73,6 +75,17 @@ check_eq "latency_hist: each member's buckets grew by its IOs" \
 	"$((want_r[0] + want_w[0])) $((want_r[1] + want_w[1])) $((want_r[2] + want_w[2])) $((want_r[3] + want_w[3]))" \
 	"${got_h[*]}"
 check_eq "io_stats: nothing in flight, nobody slow, at rest" "0 0 0 0|0 0 0 0" "${F[*]}|${S[*]}"
+
+# the tunables: defaults, a value out of range refused (EINVAL), unchanged
+T=$MQS_SYS/mqstripe
+check_eq "tunables: slow_factor slow_min_us slow_windows by default" "4 5000 3" \
+	"$(cat "$T/slow_factor") $(cat "$T/slow_min_us") $(cat "$T/slow_windows")"
+bad=0
+for kv in slow_factor=1 slow_factor=x slow_windows=0 slow_windows=61 slow_min_us=60000001; do
+	echo "${kv#*=}" 2>/dev/null >"$T/${kv%=*}" && bad=$((bad + 1))
+done
+check_eq "tunables: out of range or not a number refused, values unchanged" "0 4 5000 3" \
+	"$bad $(cat "$T/slow_factor") $(cat "$T/slow_min_us") $(cat "$T/slow_windows")"
 
 # --- slow: member 1 delayed under fio, then not
 MON=$MQS_TMP/mon
