@@ -8,8 +8,10 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/bio.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/workqueue.h>
 
 #include "compat.h"
@@ -35,10 +37,45 @@ struct mqs_array;
 #define MQS_ARRAY_NO_DISCARD		0	/* a member refused discard */
 #define MQS_ARRAY_NO_WRITE_ZEROES	1	/* ... write-zeroes */
 #define MQS_ARRAY_FAILED_SENT		2	/* array_failed uevent sent */
+#define MQS_ARRAY_STATS_ARMED		3	/* @stats_work is queued */
 
 /* bits of mqs_member.events: uevents to send (mqs_event_work()) */
 #define MQS_EV_FAULTY			0
 #define MQS_EV_GONE			1
+#define MQS_EV_SLOW			2	/* member_slow */
+#define MQS_EV_SLOW_CLEARED		3	/* member_slow_cleared */
+
+/*
+ * Completion latency histogram of a member: bucket 0 counts bios done in
+ * under 2^MQS_LAT_SHIFT ns (16.4 us), bucket i (1..14) those of
+ * [2^(MQS_LAT_SHIFT + i - 1), 2^(MQS_LAT_SHIFT + i)) ns, the last one
+ * everything from 2^(MQS_LAT_SHIFT + 14) ns (268 ms) on.
+ */
+#define MQS_LAT_BUCKETS		MQSTRIPE_LAT_BUCKETS
+#define MQS_LAT_SHIFT		14
+
+/* Directions of the member figures: reads, and everything else. */
+#define MQS_DIR_READ		0
+#define MQS_DIR_WRITE		1
+#define MQS_DIRS		2
+
+/**
+ * struct mqs_member_stats - per-CPU IO figures of a member
+ * @issued: member bios made, by direction (MQS_DIR_*).
+ * @done: member bios completed, by direction.
+ * @lat_ns: their completion latencies summed, in ns, by direction.
+ * @hist: their completion latencies (MQS_LAT_BUCKETS), by direction.
+ *
+ * Written with this_cpu ops only: no shared cache line, no atomic on the
+ * IO path.  Readers sum over the CPUs (mqs_stats_sum()); a sum may mix a
+ * bio's issue and not yet its completion, never more.
+ */
+struct mqs_member_stats {
+	u64 issued[MQS_DIRS];
+	u64 done[MQS_DIRS];
+	u64 lat_ns[MQS_DIRS];
+	u64 hist[MQS_DIRS][MQS_LAT_BUCKETS];
+};
 
 /**
  * struct mqs_member - one member of an array
@@ -58,6 +95,16 @@ struct mqs_array;
  *	member since the last flush was issued to it.
  * @events: MQS_EV_* uevents to send for this member.
  * @first_status: the block status of its first failed bio (0: none).
+ * @stats: per-CPU IO figures (struct mqs_member_stats).
+ * @slow: the slow-member check flagged it (see mqs_stats.c); read
+ *	anywhere, written by that check only.
+ * @win_lat_us: its mean completion latency over the last window with IO
+ *	on it, in us (the check's; read anywhere).
+ * @win_median_us: the median member's of that window.
+ * @prev_done: completions summed at the last window's end (the check's).
+ * @prev_lat_ns: latencies summed at the last window's end (the check's).
+ * @slow_windows: consecutive windows above (or, while slow, below) the
+ *	threshold (the check's).
  */
 struct mqs_member {
 	struct mqs_array *array;
@@ -75,6 +122,13 @@ struct mqs_member {
 	unsigned long dirty;
 	unsigned long events;
 	atomic_t first_status;
+	struct mqs_member_stats __percpu *stats;
+	bool slow;
+	u32 win_lat_us;
+	u32 win_median_us;
+	u64 prev_done;
+	u64 prev_lat_ns;
+	u32 slow_windows;
 };
 
 #define MQS_MEMBER_DIRTY	0
@@ -109,6 +163,15 @@ struct mqs_member {
  * @disk_added: set (smp_store_release()) once device_add_disk() has
  *	succeeded; until then @event_work sends nothing, as @disk is NULL, an
  *	ERR_PTR or not yet added.
+ * @stats_work: the slow-member check, once a second while the array has
+ *	IO (mqs_stats.c); queued from the IO path when MQS_ARRAY_STATS_ARMED
+ *	is clear.
+ * @slow_factor: a member is slow when its mean latency of a window is
+ *	above this many times the median member's ...
+ * @slow_min_us: ... and above this floor, in us ...
+ * @slow_windows: ... for this many windows in a row; it is no longer slow
+ *	after as many windows below half the threshold (sysfs, tunable).
+ * @stats_scratch: room for one figure per member, for the check.
  * @event_work: sends the change uevents of member state changes
  *	(mqs_member.events) and of the array's failure; member events come
  *	from the first claim on.
@@ -137,6 +200,11 @@ struct mqs_array {
 	u32 holders_linked;
 	unsigned long flags;
 	bool disk_added;
+	struct delayed_work stats_work;
+	u32 slow_factor;
+	u32 slow_min_us;
+	u32 slow_windows;
+	u64 *stats_scratch;
 	struct work_struct event_work;
 	spinlock_t name_lock;	/* @name outside mqs_ctl_mutex */
 	char name[MQSTRIPE_NAME_LEN];
@@ -175,6 +243,7 @@ struct mqs_hctx {
  * @flush: an empty PREFLUSH (the member may strip the flag on the way).
  * @embedded: the bio is the request's own (struct mqs_cmd.mb), not one of
  *	the bio set: its completion uninits it instead of putting it.
+ * @start_ns: when it was made (ktime_get_ns()), for its latency.
  * @segs: segments the member counts in the bio (the gather's, which keeps
  *	it within the member's max_segments; see mqs_bio_room()).
  * @bio: the bio itself; must be last (bioset front pad).
@@ -189,6 +258,7 @@ struct mqs_bio {
 	bool flush;
 	bool embedded;
 	unsigned int segs;
+	u64 start_ns;
 	struct bio bio;
 };
 
@@ -226,5 +296,43 @@ void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 		       blk_status_t status);
 void mqs_member_refused(struct mqs_member *m, mqs_req_op_t op);
 bool mqs_array_failed(struct mqs_array *a);
+void mqs_member_event(struct mqs_member *m, int ev);
+
+int mqs_stats_init(struct mqs_array *a);
+void mqs_stats_exit(struct mqs_array *a);
+void mqs_stats_arm(struct mqs_array *a);
+void mqs_stats_sum(const struct mqs_member *m, struct mqs_member_stats *sum);
+int mqs_stats_io_line(struct mqs_array *a, u32 slot, char *buf, size_t size);
+int mqs_stats_hist_line(struct mqs_array *a, u32 slot, char *buf,
+			size_t size);
+
+/*
+ * The IO path's part of the member figures: a count and a timestamp when a
+ * member bio is made, a count, a sum and a bucket when it completes; and
+ * the slow-member check queued when it is not (a flag test per request).
+ */
+static inline void mqs_stats_issue(struct mqs_bio *mb, blk_opf_t opf)
+{
+	mb->start_ns = ktime_get_ns();
+	this_cpu_inc(mb->member->stats->issued[op_is_write(opf)]);
+}
+
+static inline void mqs_stats_done(struct mqs_bio *mb)
+{
+	struct mqs_member_stats __percpu *s = mb->member->stats;
+	u64 ns = ktime_get_ns() - mb->start_ns;
+	int dir = op_is_write(bio_op(&mb->bio));
+	int b = fls64(ns >> MQS_LAT_SHIFT);
+
+	this_cpu_inc(s->done[dir]);
+	this_cpu_add(s->lat_ns[dir], ns);
+	this_cpu_inc(s->hist[dir][min(b, MQS_LAT_BUCKETS - 1)]);
+}
+
+static inline void mqs_stats_kick(struct mqs_array *a)
+{
+	if (unlikely(!test_bit(MQS_ARRAY_STATS_ARMED, &a->flags)))
+		mqs_stats_arm(a);
+}
 
 #endif /* MQS_H */

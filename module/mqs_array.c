@@ -40,8 +40,8 @@ static void mqs_send_event(struct mqs_array *a, const char *what,
 			   struct mqs_member *m)
 {
 	char ev[48], uuid[64], name[16 + MQSTRIPE_NAME_LEN], state[32];
-	char slot[32], member[48], error[48];
-	char *envp[8] = { ev, uuid, name, state };
+	char slot[32], member[48], error[48], lat[40], median[40];
+	char *envp[10] = { ev, uuid, name, state };
 	int n = 4, status;
 
 	snprintf(ev, sizeof(ev), "MQSTRIPE_EVENT=%s", what);
@@ -65,6 +65,15 @@ static void mqs_send_event(struct mqs_array *a, const char *what,
 			snprintf(error, sizeof(error), "MQSTRIPE_ERROR=%pe",
 				 ERR_PTR(err));
 			envp[n++] = error;
+		}
+		if (!strncmp(what, "member_slow", 11)) {
+			snprintf(lat, sizeof(lat), "MQSTRIPE_LATENCY_US=%u",
+				 READ_ONCE(m->win_lat_us));
+			snprintf(median, sizeof(median),
+				 "MQSTRIPE_MEDIAN_LATENCY_US=%u",
+				 READ_ONCE(m->win_median_us));
+			envp[n++] = lat;
+			envp[n++] = median;
 		}
 	}
 	envp[n] = NULL;
@@ -94,6 +103,10 @@ static void mqs_event_work(struct work_struct *work)
 		} else if (test_and_clear_bit(MQS_EV_FAULTY, &m->events)) {
 			mqs_send_event(a, "member_faulty", m);
 		}
+		if (test_and_clear_bit(MQS_EV_SLOW, &m->events))
+			mqs_send_event(a, "member_slow", m);
+		if (test_and_clear_bit(MQS_EV_SLOW_CLEARED, &m->events))
+			mqs_send_event(a, "member_slow_cleared", m);
 	}
 	if (mqs_array_failed(a) &&
 	    !test_and_set_bit(MQS_ARRAY_FAILED_SENT, &a->flags))
@@ -102,10 +115,17 @@ static void mqs_event_work(struct work_struct *work)
 	kobj = &disk_to_dev(a->disk)->kobj;
 	sysfs_notify(kobj, "mqstripe", "state");
 	sysfs_notify(kobj, "mqstripe", "members");
+	sysfs_notify(kobj, "mqstripe", "io_stats");
 }
 
-/* A member changed state: queue its uevent. */
-static void mqs_member_event(struct mqs_member *m, int ev)
+/**
+ * mqs_member_event() - a member changed state: queue its uevent
+ * @m: the member.
+ * @ev: MQS_EV_*.
+ *
+ * Context: any.
+ */
+void mqs_member_event(struct mqs_member *m, int ev)
 {
 	set_bit(ev, &m->events);
 	schedule_work(&m->array->event_work);
@@ -383,6 +403,9 @@ static const char *const mqs_member_state_names[] = {
  * moved between them, as on any re-read.
  */
 #define MQS_SLOT_LINE_MAX	80	/* longest line of either, with room */
+/* io_stats: 9 numbers of up to 20 digits; latency_hist: 33 */
+#define MQS_IO_LINE_MAX		200
+#define MQS_HIST_LINE_MAX	(34 * 21 + 2)
 
 typedef int (*mqs_slot_fmt_t)(struct mqs_array *a, u32 slot, char *buf,
 			      size_t size);
@@ -411,10 +434,11 @@ static int mqs_errors_line(struct mqs_array *a, u32 slot, char *buf,
 }
 
 static ssize_t mqs_slots_read(struct kobject *kobj, mqs_slot_fmt_t fmt,
-			      char *buf, loff_t off, size_t count)
+			      size_t line_max, char *buf, loff_t off,
+			      size_t count)
 {
 	struct mqs_array *a = mqs_dev_array(kobj_to_dev(kobj));
-	size_t size = (size_t)a->nr_members * MQS_SLOT_LINE_MAX, len = 0;
+	size_t size = (size_t)a->nr_members * line_max, len = 0;
 	ssize_t ret;
 	char *text;
 	u32 i;
@@ -434,7 +458,8 @@ static ssize_t members_read(struct file *file, struct kobject *kobj,
 			    mqs_bin_attr_t *attr, char *buf, loff_t off,
 			    size_t count)
 {
-	return mqs_slots_read(kobj, mqs_member_line, buf, off, count);
+	return mqs_slots_read(kobj, mqs_member_line, MQS_SLOT_LINE_MAX, buf,
+			      off, count);
 }
 static BIN_ATTR_RO(members, 0);
 
@@ -442,9 +467,104 @@ static ssize_t errors_read(struct file *file, struct kobject *kobj,
 			   mqs_bin_attr_t *attr, char *buf, loff_t off,
 			   size_t count)
 {
-	return mqs_slots_read(kobj, mqs_errors_line, buf, off, count);
+	return mqs_slots_read(kobj, mqs_errors_line, MQS_SLOT_LINE_MAX, buf,
+			      off, count);
 }
 static BIN_ATTR_RO(errors, 0);
+
+/* A file of one line per slot: its line and their longest length. */
+struct mqs_slot_file {
+	mqs_slot_fmt_t fmt;
+	size_t line_max;
+};
+
+static ssize_t mqs_slot_file_read(struct file *file, struct kobject *kobj,
+				  mqs_bin_attr_t *attr, char *buf, loff_t off,
+				  size_t count)
+{
+	const struct mqs_slot_file *f = attr->private;
+
+	return mqs_slots_read(kobj, f->fmt, f->line_max, buf, off, count);
+}
+
+static struct mqs_slot_file mqs_io_stats_file = {
+	mqs_stats_io_line, MQS_IO_LINE_MAX
+};
+
+static mqs_bin_attr_t bin_attr_io_stats = {
+	.attr = { .name = "io_stats", .mode = 0444 },
+	.read = mqs_slot_file_read,
+	.private = &mqs_io_stats_file,
+};
+
+static struct mqs_slot_file mqs_latency_hist_file = {
+	mqs_stats_hist_line, MQS_HIST_LINE_MAX
+};
+
+static mqs_bin_attr_t bin_attr_latency_hist = {
+	.attr = { .name = "latency_hist", .mode = 0444 },
+	.read = mqs_slot_file_read,
+	.private = &mqs_latency_hist_file,
+};
+
+/**
+ * struct mqs_tunable - a u32 tunable of the array in sysfs
+ * @attr: its attribute.
+ * @offset: where it is in struct mqs_array.
+ * @min: smallest value accepted.
+ * @max: largest value accepted.
+ */
+struct mqs_tunable {
+	struct device_attribute attr;
+	size_t offset;
+	u32 min;
+	u32 max;
+};
+
+static u32 *mqs_tunable_field(struct device *dev,
+			      struct device_attribute *attr)
+{
+	const struct mqs_tunable *t = container_of(attr, struct mqs_tunable,
+						   attr);
+
+	return (u32 *)((char *)mqs_dev_array(dev) + t->offset);
+}
+
+static ssize_t mqs_tunable_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*mqs_tunable_field(dev, attr)));
+}
+
+/* @min..@max, else EINVAL */
+static ssize_t mqs_tunable_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	const struct mqs_tunable *t = container_of(attr, struct mqs_tunable,
+						   attr);
+	u32 v;
+
+	if (kstrtou32(buf, 10, &v) || v < t->min || v > t->max)
+		return -EINVAL;
+	WRITE_ONCE(*mqs_tunable_field(dev, attr), v);
+	return count;
+}
+
+static struct mqs_tunable mqs_slow_factor = {
+	__ATTR(slow_factor, 0644, mqs_tunable_show, mqs_tunable_store),
+	offsetof(struct mqs_array, slow_factor), 2, 1000,
+};
+
+static struct mqs_tunable mqs_slow_min_us = {
+	__ATTR(slow_min_us, 0644, mqs_tunable_show, mqs_tunable_store),
+	offsetof(struct mqs_array, slow_min_us), 0, 60 * USEC_PER_SEC,
+};
+
+static struct mqs_tunable mqs_slow_windows = {
+	__ATTR(slow_windows, 0644, mqs_tunable_show, mqs_tunable_store),
+	offsetof(struct mqs_array, slow_windows), 1, 60,
+};
 
 static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
@@ -484,12 +604,17 @@ static struct attribute *mqs_attrs[] = {
 	&dev_attr_state.attr,
 	&dev_attr_memory_bytes.attr,
 	&dev_attr_readonly.attr,
+	&mqs_slow_factor.attr.attr,
+	&mqs_slow_min_us.attr.attr,
+	&mqs_slow_windows.attr.attr,
 	NULL,
 };
 
 static mqs_bin_attr_t *mqs_bin_attrs[] = {
 	&bin_attr_members,
 	&bin_attr_errors,
+	&bin_attr_io_stats,
+	&bin_attr_latency_hist,
 	NULL,
 };
 
@@ -854,6 +979,10 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	a->geom.chunk_shift = ilog2(chunk_sectors);
 	a->geom.data_offset_sectors = a->data_offset_bytes >> SECTOR_SHIFT;
 
+	err = mqs_stats_init(a);
+	if (err)
+		goto out_free;
+
 	mutex_lock(&mqs_ctl_mutex);
 	err = mqs_check_unique(c);
 	if (err)
@@ -953,6 +1082,8 @@ out_del_disk:
 	cancel_work_sync(&a->event_work);
 	mqs_unlink_holders(a);
 	del_gendisk(a->disk);
+	/* IO of the partition scan may have queued it; before event_work's */
+	cancel_delayed_work_sync(&a->stats_work);
 out_cleanup_disk:
 	WRITE_ONCE(a->dying, true);
 	cancel_work_sync(&a->event_work);
@@ -969,6 +1100,8 @@ out_release:
 	cancel_work_sync(&a->event_work);
 out_unlock:
 	mutex_unlock(&mqs_ctl_mutex);
+	mqs_stats_exit(a);
+out_free:
 	kfree(a);
 	return err;
 }
@@ -999,6 +1132,7 @@ static void mqs_destroy(struct mqs_array *a)
 	 * again.
 	 */
 	cancel_work_sync(&a->event_work);
+	mqs_stats_exit(a);
 	mqs_release_members(a, a->nr_members);
 	cancel_work_sync(&a->event_work);
 	pr_info("%s: stopped\n", a->disk->disk_name);
@@ -1236,6 +1370,9 @@ int mqs_array_info(u32 index, struct mqstripe_info *info,
 			.read_errors = atomic64_read(&m->read_errors),
 			.write_errors = atomic64_read(&m->write_errors),
 			.flush_errors = atomic64_read(&m->flush_errors),
+			.flags = READ_ONCE(m->slow) ? MQSTRIPE_MEMBER_F_SLOW :
+				 0,
+			.window_latency_us = READ_ONCE(m->win_lat_us),
 		};
 	}
 out:

@@ -190,6 +190,7 @@ static void mqs_end_io(struct bio *bio)
 	struct request *rq = mb->rq;
 	bool flush = mb->flush;
 
+	mqs_stats_done(mb);
 	if (flush)
 		mqs_flush_done(mb->member, bio->bi_status);
 	else if (op_is_write(bio_op(bio)) && !(bio->bi_opf & REQ_FUA))
@@ -238,6 +239,7 @@ static void mqs_init_bio(struct bio *bio, struct request *rq,
 	mb->flush = false;
 	mb->embedded = false;
 	mb->segs = 0;
+	mqs_stats_issue(mb, opf);
 }
 
 /*
@@ -1054,6 +1056,7 @@ static void mqs_dispatch(struct mqs_array *a, struct request *rq,
 	atomic_set(&cmd->pending, 1);
 	atomic_set(&cmd->status, (__force int)BLK_STS_OK);
 	blk_mq_start_request(rq);
+	mqs_stats_kick(a);
 
 	switch (req_op(rq)) {
 	case REQ_OP_FLUSH:

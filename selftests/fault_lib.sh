@@ -18,6 +18,21 @@ dm_switch() {
 		dmsetup resume --noudevsync "$name"
 }
 
+# dm_nvme1 NAME TARGET: for a test with member 1 on dm: needs dmsetup, fio,
+# 4 NVMe namespaces (NV) and the dm target TARGET, else skips; sets
+# sectors (of NV[1]) and LINEAR (its linear table) and creates mqst-NAME
+# with it (DM_DEV)
+dm_nvme1() {
+	mqs_require_cmd dmsetup fio
+	mapfile -t NV < <(nvme_disks)
+	[ ${#NV[@]} -ge 4 ] || mqs_skip "needs 4 NVMe namespaces, found ${#NV[@]}"
+	modprobe "dm-$2" 2>/dev/null
+	dmsetup targets | grep -qw "$2" || mqs_skip "no dm-$2 target"
+	sectors=$(($(blk_bytes "${NV[1]}") / 512))
+	LINEAR="0 $sectors linear ${NV[1]} 0"
+	mqs_dm_create "$1" "$LINEAR" || mqs_die "dmsetup create over ${NV[1]}"
+}
+
 # -------------------------------------------------------- null_blk
 NULLB_CFG=/sys/kernel/config/nullb
 NULLB_DIRS=()	# configfs directories made by this test

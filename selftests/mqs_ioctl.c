@@ -1025,7 +1025,9 @@ static void phase_output(void)
 		ok &= mi[i].slot == i && mi[i].state == MQSTRIPE_MEMBER_OK &&
 		      !mi[i].read_errors && !mi[i].write_errors &&
 		      !mi[i].flush_errors && mi[i].size_bytes &&
-		      all_bytes(mi[i].reserved, 0, sizeof(mi[i].reserved)) &&
+		      all_bytes(&mi[i].reserved, 0, sizeof(mi[i].reserved)) &&
+		      !(mi[i].flags & MQSTRIPE_MEMBER_F_SLOW) &&
+		      mi[i].window_latency_us != 0xaaaaaaaa &&
 		      !fstat(fds[i], &sb) && mi[i].major == major(sb.st_rdev) &&
 		      mi[i].minor == minor(sb.st_rdev);
 	}

@@ -24,15 +24,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault_lib.sh"
 mqs_init
-mqs_require_cmd dmsetup fio
-
-mapfile -t NV < <(nvme_disks)
-[ ${#NV[@]} -ge 4 ] || mqs_skip "needs 4 NVMe namespaces, found ${#NV[@]}"
-modprobe dm-flakey 2>/dev/null
-dmsetup targets | grep -qw flakey || mqs_skip "no dm-flakey target"
-sectors=$(($(blk_bytes "${NV[1]}") / 512))
-LINEAR="0 $sectors linear ${NV[1]} 0"
-mqs_dm_create fl1 "$LINEAR" || mqs_die "dmsetup create over ${NV[1]}"
+dm_nvme1 fl1 flakey
 
 fault_on() {
 	# up 0 s, down 1 s: always down

@@ -82,7 +82,9 @@ struct mqstripe_ioctl_hdr {
 #define MQSTRIPE_FEAT_CLEAR		(1ULL << 7)
 /* MQSTRIPE_IOC_RENAME */
 #define MQSTRIPE_FEAT_RENAME		(1ULL << 8)
-#define MQSTRIPE_FEAT_ALL		((1ULL << 9) - 1)
+/* member IO figures: INFO's member flags and window latency, sysfs */
+#define MQSTRIPE_FEAT_IO_STATS		(1ULL << 9)
+#define MQSTRIPE_FEAT_ALL		((1ULL << 10) - 1)
 
 /**
  * struct mqstripe_version - MQSTRIPE_IOC_GET_VERSION
@@ -281,6 +283,17 @@ struct mqstripe_rename {
 #define MQSTRIPE_MEMBER_FAULTY	1	/* returned IO errors */
 #define MQSTRIPE_MEMBER_GONE	2	/* the member disk went away */
 
+/*
+ * Member flags (struct mqstripe_member_info.flags), beside its state: a
+ * slow member is healthy, its IO succeeds.
+ */
+#define MQSTRIPE_MEMBER_F_SLOW	(1U << 0)	/* latency well above the
+						 * median member's
+						 */
+
+/* Buckets of a member's latency histogram (sysfs mqstripe/latency_hist). */
+#define MQSTRIPE_LAT_BUCKETS	16
+
 /**
  * struct mqstripe_member_info - one member, as INFO reports it
  * @major: device number of the member.
@@ -291,6 +304,11 @@ struct mqstripe_rename {
  * @read_errors: member reads that failed since create.
  * @write_errors: member writes (also discard, write-zeroes) that failed.
  * @flush_errors: member flushes that failed.
+ * @flags: MQSTRIPE_MEMBER_F_*; zero from a module without
+ *	MQSTRIPE_FEAT_IO_STATS.
+ * @window_latency_us: the member's mean completion latency over the last
+ *	window (a second) with IO on it, in us; zero without
+ *	MQSTRIPE_FEAT_IO_STATS and before any IO.
  * @reserved: zero.
  */
 struct mqstripe_member_info {
@@ -302,7 +320,9 @@ struct mqstripe_member_info {
 	__u64 read_errors;
 	__u64 write_errors;
 	__u64 flush_errors;
-	__u64 reserved[2];
+	__u32 flags;
+	__u32 window_latency_us;
+	__u64 reserved;
 };
 
 /**

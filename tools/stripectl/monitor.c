@@ -4,7 +4,10 @@
  * --monitor does for md.  The module sends a change uevent of the array
  * for each member that fails (MQSTRIPE_EVENT=member_faulty, member_gone),
  * for an array that fails (array_failed) and for a member cleared
- * (member_cleared) and for a rename (renamed); the array's disk coming and going makes
+ * (member_cleared), for a rename (renamed) and for a member whose latency
+ * stands out and when it no longer does (member_slow, member_slow_cleared,
+ * with the member's latency and the median member's); the array's disk
+ * coming and going makes
  * array_started and array_stopped; --test makes a "test" event per array.
  * Each event goes to the program (PROGRAM EVENT DEVICE [SLOT MEMBER], the
  * event's fields also in its environment), to a mail (sendmail -t) and to
@@ -231,6 +234,11 @@ static void event_line(const struct mqs_mon_event *ev, char *buf, size_t len)
 			      ev->slot, ev->member_dev, ev->member);
 	if (ev->error[0] && n < (int)len)
 		n += snprintf(buf + n, len - n, ", error %s", ev->error);
+	if (ev->latency[0] && n < (int)len)
+		n += snprintf(buf + n, len - n, ", latency %s us", ev->latency);
+	if (ev->median[0] && n < (int)len)
+		n += snprintf(buf + n, len - n, " (median member %s us)",
+			      ev->median);
 	if (ev->state[0] && n < (int)len)
 		snprintf(buf + n, len - n, ", array %s", ev->state);
 }
@@ -354,6 +362,8 @@ static void run_program(struct mon *m, const struct mqs_mon_event *ev)
 		setenv("MQSTRIPE_MEMBER", ev->member, 1);
 		setenv("MQSTRIPE_MEMBER_DEVICE", ev->member_dev, 1);
 		setenv("MQSTRIPE_ERROR", ev->error, 1);
+		setenv("MQSTRIPE_LATENCY_US", ev->latency, 1);
+		setenv("MQSTRIPE_MEDIAN_LATENCY_US", ev->median, 1);
 		execv(m->program, argv);
 		mqs_error("monitor: cannot run %s: %s", m->program,
 			  strerror(errno));
@@ -388,6 +398,11 @@ static void write_mail(FILE *f, const struct mon *m,
 	}
 	if (ev->error[0])
 		fprintf(f, "Error:   %s\n", ev->error);
+	if (ev->latency[0])
+		fprintf(f, "Latency: %s us\n", ev->latency);
+	if (ev->median[0])
+		fprintf(f, "Median:  %s us (the median member's)\n",
+			ev->median);
 	if (strcmp(ev->event, "array_stopped"))
 		fprintf(f, "\n'stripectl status %s' shows the array.\n",
 			ev->device);
@@ -479,6 +494,9 @@ static void event_from_props(struct mqs_mon_event *ev, struct udev_device *d)
 		{ "MQSTRIPE_SLOT", ev->slot, sizeof(ev->slot) },
 		{ "MQSTRIPE_MEMBER", ev->member, sizeof(ev->member) },
 		{ "MQSTRIPE_ERROR", ev->error, sizeof(ev->error) },
+		{ "MQSTRIPE_LATENCY_US", ev->latency, sizeof(ev->latency) },
+		{ "MQSTRIPE_MEDIAN_LATENCY_US", ev->median,
+		  sizeof(ev->median) },
 	};
 	size_t i;
 
@@ -527,8 +545,8 @@ static void handle_uevent(struct mon *m, struct udev *udev,
 }
 
 /*
- * One running array: --test's event, then what is wrong with it (faulty
- * or gone members, the array failed), as the events would have said.
+ * One running array: --test's event, then what is wrong with it (faulty,
+ * gone or slow members, the array failed), as the events would have said.
  */
 static void report_array(struct mon *m, struct udev *udev, bool test,
 			 const struct mqstripe_info *info,
@@ -547,11 +565,17 @@ static void report_array(struct mon *m, struct udev *udev, bool test,
 	for (s = 0; s < info->nr_members && s < MQSTRIPE_MAX_MEMBERS; s++) {
 		struct mqs_mon_event me = ev;
 		uint32_t st = members[s].state;
+		bool slow = members[s].flags & MQSTRIPE_MEMBER_F_SLOW;
 
-		if (st != MQSTRIPE_MEMBER_FAULTY && st != MQSTRIPE_MEMBER_GONE)
+		if (st != MQSTRIPE_MEMBER_FAULTY &&
+		    st != MQSTRIPE_MEMBER_GONE && !slow)
 			continue;
 		snprintf(me.event, sizeof(me.event), "member_%s",
+			 slow && st == MQSTRIPE_MEMBER_OK ? "slow" :
 			 member_state_name(st));
+		if (slow && st == MQSTRIPE_MEMBER_OK)
+			snprintf(me.latency, sizeof(me.latency), "%u",
+				 members[s].window_latency_us);
 		snprintf(me.slot, sizeof(me.slot), "%u", s);
 		snprintf(me.member, sizeof(me.member), "%u:%u",
 			 members[s].major, members[s].minor);

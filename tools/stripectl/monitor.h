@@ -18,8 +18,9 @@
 /**
  * struct mqs_mon_event - one event, as the program, the mail and syslog
  *	get it
- * @event: member_faulty, member_gone, array_failed, member_cleared (the
- *	module's MQSTRIPE_EVENT), array_started, array_stopped, test.
+ * @event: member_faulty, member_gone, array_failed, member_cleared,
+ *	member_slow, member_slow_cleared (the module's MQSTRIPE_EVENT),
+ *	array_started, array_stopped, test.
  * @device: the array's node, /dev/mqstripeN.
  * @name: the array's name as mqs_sb_shown_name() shows it (bytes other
  *	than printable ASCII escaped: not trusted to be the valid name the
@@ -30,6 +31,9 @@
  * @member: the member's major:minor, "" for an array event.
  * @member_dev: the member's node (/dev/...), else its major:minor.
  * @error: the member's first error ("-EIO"), "" when none is known.
+ * @latency: member_slow, member_slow_cleared: the member's mean latency
+ *	of its last window, in us; "" for other events.
+ * @median: ... and the median member's then.
  */
 struct mqs_mon_event {
 	char event[32];
@@ -41,6 +45,8 @@ struct mqs_mon_event {
 	char member[24];
 	char member_dev[96];
 	char error[32];
+	char latency[16];
+	char median[16];
 };
 
 #endif /* STRIPECTL_MONITOR_H */

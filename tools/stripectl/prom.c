@@ -7,9 +7,10 @@
  *
  * The text format wants every sample of one metric after its one HELP and
  * TYPE line, so each metric is printed for every array in turn.  The
- * module keeps no latency figures: a latency histogram, when there is
- * one, gets a metric name of its own (mqstripe_member_io_latency_seconds)
- * next to these.
+ * module's own figures of the members (memberio.c: the array's IO on each
+ * member only, where the stat file counts all of the member's IO) are the
+ * histogram mqstripe_member_io_latency_seconds, the gauges
+ * mqstripe_member_io_array_in_flight and mqstripe_member_slow.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,17 +19,21 @@
 #include <string.h>
 
 #include "common.h"
+#include "memberio.h"
 #include "parse.h"
 #include "stripectl.h"
 #include "sysfs.h"
 
-/* One array as INFO described it. */
+/* One array as INFO described it, with its members' IO figures. */
 struct prom_array {
 	uint32_t index;
 	struct mqstripe_info info;
 	struct mqstripe_member_info *members;
+	struct mqs_member_io *io;
 	uint32_t nr;
 };
+
+static const char *const io_dirs[MQS_IO_DIRS] = { "read", "write" };
 
 /* The fields of a block device's stat file (Documentation/block/stat.rst). */
 enum {
@@ -246,6 +251,87 @@ static void print_errors(const struct prom_array *arr, size_t n)
 	}
 }
 
+/* ns as seconds, exact: "0.000016384" */
+static void print_ns(uint64_t ns)
+{
+	printf("%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
+
+/*
+ * The module's figures: the latency histogram (cumulative buckets, the
+ * last one +Inf), IOs in flight, the slow flag; members without figures
+ * (a module without them) are left out.
+ */
+static void print_member_io(const struct prom_array *arr, size_t n)
+{
+	const char *hname = "mqstripe_member_io_latency_seconds";
+	char bucket[64], sum_name[64], count[64];
+	size_t i;
+	uint32_t s;
+	int d, b;
+
+	snprintf(bucket, sizeof(bucket), "%s_bucket", hname);
+	snprintf(sum_name, sizeof(sum_name), "%s_sum", hname);
+	snprintf(count, sizeof(count), "%s_count", hname);
+	header(hname, "histogram",
+	       "completion latency of the array's IOs on the member, by op (read; write: also flush, discard, write-zeroes)");
+	for (i = 0; i < n; i++) {
+		for (s = 0; s < arr[i].nr; s++) {
+			const struct mqs_member_io *io = &arr[i].io[s];
+
+			for (d = 0; io->have_hist && d < MQS_IO_DIRS; d++) {
+				uint64_t sum = 0;
+
+				for (b = 0; b < MQSTRIPE_LAT_BUCKETS; b++) {
+					uint64_t le = 1ULL <<
+						(MQS_LAT_BUCKET_SHIFT + b);
+
+					sum += io->hist[d][b];
+					sample_start(bucket, &arr[i],
+						     &arr[i].members[s]);
+					printf(",op=\"%s\",le=\"", io_dirs[d]);
+					if (b < MQSTRIPE_LAT_BUCKETS - 1)
+						print_ns(le);
+					else
+						printf("+Inf");
+					printf("\"} %" PRIu64 "\n", sum);
+				}
+				sample_start(sum_name, &arr[i],
+					     &arr[i].members[s]);
+				printf(",op=\"%s\"} ", io_dirs[d]);
+				print_ns(io->lat_ns[d]);
+				printf("\n");
+				sample_start(count, &arr[i],
+					     &arr[i].members[s]);
+				printf(",op=\"%s\"} %" PRIu64 "\n", io_dirs[d],
+				       io->done[d]);
+			}
+		}
+	}
+	header("mqstripe_member_io_array_in_flight", "gauge",
+	       "the array's IOs in flight on the member, by op");
+	for (i = 0; i < n; i++) {
+		for (s = 0; s < arr[i].nr; s++) {
+			for (d = 0; arr[i].io[s].have && d < MQS_IO_DIRS; d++) {
+				sample_start("mqstripe_member_io_array_in_flight",
+					     &arr[i], &arr[i].members[s]);
+				printf(",op=\"%s\"} %" PRIu64 "\n", io_dirs[d],
+				       arr[i].io[s].in_flight[d]);
+			}
+		}
+	}
+	header("mqstripe_member_slow", "gauge",
+	       "1 while the member's latency stays well above the median member's (a healthy member: not a state)");
+	for (i = 0; i < n; i++) {
+		for (s = 0; s < arr[i].nr; s++) {
+			sample_start("mqstripe_member_slow", &arr[i],
+				     &arr[i].members[s]);
+			printf("} %d\n", !!(arr[i].members[s].flags &
+					     MQSTRIPE_MEMBER_F_SLOW));
+		}
+	}
+}
+
 static int print_all(const struct prom_array *arr, size_t n)
 {
 	char uuid[37], dev[256], path[64];
@@ -324,9 +410,27 @@ static int print_all(const struct prom_array *arr, size_t n)
 	print_states("mqstripe_member_state", arr, n, true);
 	print_errors(arr, n);
 	print_io(arr, n, true, (const uint64_t (*)[ST_NR])st, have);
+	print_member_io(arr, n);
 	free(st);
 	free(have);
 	return fflush(stdout) ? MQS_EXIT_FAIL : MQS_EXIT_OK;
+}
+
+/* The members' IO figures of each array (none: left out). */
+static int read_io(struct prom_array *arr, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		arr[i].io = calloc(arr[i].nr ? arr[i].nr : 1,
+				   sizeof(*arr[i].io));
+		if (!arr[i].io) {
+			mqs_error("out of memory");
+			return MQS_EXIT_FAIL;
+		}
+		mqs_member_io_read(arr[i].index, arr[i].io, arr[i].nr);
+	}
+	return MQS_EXIT_OK;
 }
 
 /**
@@ -355,8 +459,10 @@ int status_prometheus(const char *arg)
 			return MQS_EXIT_FAIL;
 		}
 		mqs_ctl_close(&ctl);
-		rc = print_all(arr, 1);
 		got = 1;
+		rc = read_io(arr, 1);
+		if (!rc)
+			rc = print_all(arr, 1);
 		goto out;
 	}
 	if (ctl_list_or_report(&ctl, "status --prometheus", &idx, &n))
@@ -398,12 +504,16 @@ int status_prometheus(const char *arg)
 			a->info.nr_members : MQSTRIPE_MAX_MEMBERS;
 		got++;
 	}
-	rc = print_all(arr, got);
+	rc = read_io(arr, got);
+	if (!rc)
+		rc = print_all(arr, got);
 close:
 	mqs_ctl_close(&ctl);
 out:
-	for (i = 0; arr && i < got; i++)
+	for (i = 0; arr && i < got; i++) {
 		free(arr[i].members);
+		free(arr[i].io);
+	}
 	free(arr);
 	free(idx);
 	return rc;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stripectl status: INFO of an array, the members' names from sysfs,
- * their superblocks, the queue limits the block layer applies, as text or
- * JSON.
+ * their superblocks, their IO figures (sysfs, memberio.c), the queue limits
+ * the block layer applies, as text or JSON.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +15,7 @@
 
 #include "common.h"
 #include "devio.h"
+#include "memberio.h"
 #include "opts.h"
 #include "output.h"
 #include "parse.h"
@@ -105,10 +106,47 @@ static struct json_object *qlimit_json(const char *dir, size_t i)
 	return json_object_new_string(buf);
 }
 
+/* A member's IO figures, null when the module keeps none. */
+static struct json_object *member_io_json(const struct mqs_member_io *io)
+{
+	static const char *const dirs[] = { "read", "write" };
+	struct json_object *o;
+	char key[48];
+	int d, b;
+
+	if (!io->have)
+		return NULL;
+	o = json_object_new_object();
+	for (d = 0; d < MQS_IO_DIRS; d++) {
+		snprintf(key, sizeof(key), "%ss_completed", dirs[d]);
+		json_add(o, key, json_u64(io->done[d]));
+		snprintf(key, sizeof(key), "%ss_in_flight", dirs[d]);
+		json_add(o, key, json_u64(io->in_flight[d]));
+		snprintf(key, sizeof(key), "%s_latency_ns_total", dirs[d]);
+		json_add(o, key, json_u64(io->lat_ns[d]));
+	}
+	json_add(o, "window_latency_us", json_u64(io->window_us));
+	json_add(o, "median_latency_us", json_u64(io->median_us));
+	for (d = 0; d < MQS_IO_DIRS; d++) {
+		struct json_object *h = NULL;
+
+		if (io->have_hist) {
+			h = json_object_new_array();
+			for (b = 0; b < MQSTRIPE_LAT_BUCKETS; b++)
+				json_object_array_add(h,
+						      json_u64(io->hist[d][b]));
+		}
+		snprintf(key, sizeof(key), "%s_latency_hist", dirs[d]);
+		json_add(o, key, h);
+	}
+	return o;
+}
+
 static void status_json(uint32_t index, const struct mqstripe_info *info,
 			const struct mqstripe_member_info *members,
 			const struct mqs_sb *sbs, const bool *has_sb,
-			uint32_t nr, const char *qdir)
+			const struct mqs_member_io *io, uint32_t nr,
+			const char *qdir)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
@@ -159,6 +197,9 @@ static void status_json(uint32_t index, const struct mqstripe_info *info,
 			mqs_format_uuid(sbs[i].member_uuid, uuid);
 		json_add(mo, "member_uuid",
 			 has_sb[i] ? json_object_new_string(uuid) : NULL);
+		json_add(mo, "slow", json_object_new_boolean(
+			 !!(m->flags & MQSTRIPE_MEMBER_F_SLOW)));
+		json_add(mo, "io", member_io_json(&io[i]));
 		json_object_array_add(arr, mo);
 		if (has_sb[i] && !sbo) {
 			sbo = json_object_new_object();
@@ -187,10 +228,77 @@ static void print_size_line(const char *label, uint64_t v)
 	       mqs_size_human(v, buf, sizeof(buf)));
 }
 
+/* The members' IO: a table, and a line per slow member. */
+static int io_text(const struct mqstripe_member_info *members,
+		   const struct mqs_member_io *io, uint32_t nr)
+{
+	static const char *const headers[] = {
+		"SLOT", "READS", "WRITES", "IN_FLIGHT", "READ_LAT",
+		"WRITE_LAT", "LAST_LAT", "FLAGS",
+	};
+	static const bool right[] = {
+		true, true, true, true, true, true, true, false,
+	};
+	char a[32], b[32];
+	struct table t;
+	uint32_t i;
+	int d;
+
+	for (i = 0; i < nr && !io[i].have; i++)
+		;
+	if (i == nr)
+		return 0;	/* a module without the figures */
+	if (table_init(&t, 8, headers, right, (int)nr)) {
+		mqs_error("out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct mqs_member_io *v = &io[i];
+		int row = (int)i + 1;
+
+		table_set(&t, row, 0, "%u", members[i].slot);
+		if (!v->have)
+			continue;
+		table_set(&t, row, 1, "%" PRIu64, v->done[MQS_IO_READ]);
+		table_set(&t, row, 2, "%" PRIu64, v->done[MQS_IO_WRITE]);
+		table_set(&t, row, 3, "%" PRIu64,
+			  v->in_flight[MQS_IO_READ] +
+			  v->in_flight[MQS_IO_WRITE]);
+		for (d = 0; d < MQS_IO_DIRS; d++) {
+			if (v->done[d])
+				mqs_latency_human(v->lat_ns[d] / v->done[d],
+						  a, sizeof(a));
+			table_set(&t, row, 4 + d, "%s",
+				  v->done[d] ? a : "-");
+		}
+		table_set(&t, row, 6, "%s", v->window_us ?
+			  mqs_latency_human((uint64_t)v->window_us * 1000,
+					    a, sizeof(a)) : "-");
+		table_set(&t, row, 7, "%s",
+			  members[i].flags & MQSTRIPE_MEMBER_F_SLOW ? "slow" :
+			  "-");
+	}
+	printf("\n  member IO (READ_LAT, WRITE_LAT: mean since the start; LAST_LAT: mean of the last second with IO):\n");
+	table_print(&t, 4);
+	table_free(&t);
+	for (i = 0; i < nr; i++) {
+		if (!(members[i].flags & MQSTRIPE_MEMBER_F_SLOW))
+			continue;
+		printf("  slot %u is slow: latency %s, the median member's %s (its IO succeeds: not a fault)\n",
+		       members[i].slot,
+		       mqs_latency_human((uint64_t)io[i].window_us * 1000, a,
+					 sizeof(a)),
+		       mqs_latency_human((uint64_t)io[i].median_us * 1000, b,
+					 sizeof(b)));
+	}
+	return 0;
+}
+
 static int status_text(uint32_t index, const struct mqstripe_info *info,
 		       const struct mqstripe_member_info *members,
 		       const struct mqs_sb *sbs, const bool *has_sb,
-		       uint32_t nr, const char *qdir)
+		       const struct mqs_member_io *io, uint32_t nr,
+		       const char *qdir)
 {
 	static const char *const headers[] = {
 		"SLOT", "DEVICE", "SIZE", "STATE", "READ_ERRORS",
@@ -258,6 +366,8 @@ static int status_text(uint32_t index, const struct mqstripe_info *info,
 	printf("\n");
 	table_print(&t, 2);
 	table_free(&t);
+	if (io_text(members, io, nr))
+		return -ENOMEM;
 
 	printf("\n  queue limits (%s):\n", qdir);
 	for (i = 0; i < NR_QLIMITS; i++) {
@@ -276,11 +386,12 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 		{ "json", 'j', OPT_FLAG, &json, NULL, NULL,
 		  "print JSON (keys in snake_case with the unit in the name, e.g. chunk_bytes, max_sectors_kb)" },
 		{ "prometheus", 'p', OPT_FLAG, &prom, NULL, NULL,
-		  "print metrics in the Prometheus text format, for node_exporter's textfile collector: the array's (without DEVICE, every array's) state, IO counters, its members' states, error and IO counters" },
+		  "print metrics in the Prometheus text format, for node_exporter's textfile collector: the array's (without DEVICE, every array's) state, IO counters, its members' states, error and IO counters, latency histograms and slow flags" },
 		{ 0 }
 	};
 	struct mqstripe_member_info *members;
 	struct mqstripe_info info;
+	struct mqs_member_io *io;
 	struct mqs_sb *sbs;
 	struct mqs_ctl ctl;
 	bool *has_sb;
@@ -310,19 +421,22 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 		 MQSTRIPE_DISK_PREFIX, index);
 	sbs = calloc(nr ? nr : 1, sizeof(*sbs));
 	has_sb = calloc(nr ? nr : 1, sizeof(*has_sb));
-	if (!sbs || !has_sb) {
+	io = calloc(nr ? nr : 1, sizeof(*io));
+	if (!sbs || !has_sb || !io) {
 		mqs_error("out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < nr; i++)
 		has_sb[i] = member_sb(&members[i], info.uuid, &sbs[i]);
+	mqs_member_io_read(index, io, nr);	/* none: left out */
 	if (json)
-		status_json(index, &info, members, sbs, has_sb, nr, qdir);
+		status_json(index, &info, members, sbs, has_sb, io, nr, qdir);
 	else
-		rc = status_text(index, &info, members, sbs, has_sb, nr,
+		rc = status_text(index, &info, members, sbs, has_sb, io, nr,
 				 qdir);
 out:
+	free(io);
 	free(sbs);
 	free(has_sb);
 	free(members);

@@ -36,6 +36,9 @@
  *                          to it instead of logging
  *   FAKE_MQS_INFO_NAME     the name INFO reports for every array, any bytes
  *                          (a name the real module would have refused)
+ *   FAKE_MQS_SLOW          a slot: INFO reports that member slow
+ *                          (MQSTRIPE_MEMBER_F_SLOW, 52000 us; the others
+ *                          1200 us)
  *
  * nanosleep() returns at once (below): stripectl's waits take no time here.
  *
@@ -212,6 +215,42 @@ static void put_file(const char *dir, const char *name, const char *fmt, ...)
 	fclose(f);
 }
 
+/*
+ * The members' IO figures: slot S completed 1000 + S reads (10 under 16 us,
+ * the rest in bucket 3) and 500 + S writes (one in the last bucket), 2
+ * reads and 1 write in flight, a mean read latency of 100 us and write of
+ * 2 ms; slot 0 is slow (52 ms in the last window against a median of
+ * 1.2 ms; INFO says so with FAKE_MQS_SLOW=0).
+ */
+static void make_io_stats(const struct fake_array *a, const char *mq)
+{
+	char path[4096 + 32];
+	FILE *st, *hist;
+	uint32_t s;
+	int b;
+
+	snprintf(path, sizeof(path), "%s/io_stats", mq);
+	st = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s/latency_hist", mq);
+	hist = fopen(path, "w");
+	for (s = 0; st && hist && s < a->nr; s++) {
+		fprintf(st, "%u %u %u 2 1 %" PRIu64 " %" PRIu64 " %u 1200 %d\n",
+			s, 1000 + s, 500 + s, (uint64_t)(1000 + s) * 100000,
+			(uint64_t)(500 + s) * 2000000, s ? 1200 : 52000, !s);
+		fprintf(hist, "%u", s);
+		for (b = 0; b < MQSTRIPE_LAT_BUCKETS; b++)
+			fprintf(hist, " %u", b == 0 ? 10 : b == 3 ? 990 + s : 0);
+		for (b = 0; b < MQSTRIPE_LAT_BUCKETS; b++)
+			fprintf(hist, " %u", b == 1 ? 499 + s :
+				b == MQSTRIPE_LAT_BUCKETS - 1 ? 1 : 0);
+		fprintf(hist, "\n");
+	}
+	if (st)
+		fclose(st);
+	if (hist)
+		fclose(hist);
+}
+
 static void make_sysfs(const struct fake_array *a, bool readonly)
 {
 	char dir[4096], mq[4096 + 16];
@@ -222,6 +261,7 @@ static void make_sysfs(const struct fake_array *a, bool readonly)
 	snprintf(mq, sizeof(mq), "%s/mqstripe", dir);
 	mkdir(mq, 0755);
 	put_file(mq, "readonly", "%d\n", readonly);
+	make_io_stats(a, mq);
 	/* the 17 fields of a kernel's block stat file, each its own value */
 	put_file(dir, "stat",
 		 "     100        1      800       30       50        2      400       20        3       40       60        4        5       16        6        7        8\n");
@@ -512,6 +552,10 @@ static int info(struct mqstripe_info *in)
 		m[i].size_bytes = a->size[i];
 		m[i].read_errors = i == 1 ? 3 : 0;
 		m[i].write_errors = i == 1 ? 1 : 0;
+		if (getenv("FAKE_MQS_SLOW") &&
+		    (uint32_t)atoi(getenv("FAKE_MQS_SLOW")) == i)
+			m[i].flags = MQSTRIPE_MEMBER_F_SLOW;
+		m[i].window_latency_us = m[i].flags ? 52000 : 1200;
 	}
 	return 0;
 }

@@ -231,8 +231,9 @@ rm -rf "$R/sys/dev"
 sc list
 U0=$(sed -n 's/^MQSTRIPE_ARRAY_UUID=//p' "$TMP/ex0")
 check "list: header and two arrays" eval 'rc_is 0 && [ "$(wc -l <"$TMP/out")" -eq 3 ] && grep -qE "^/dev/mqstripe0 +db +$U0 +3 +64K +3G +active +${L0#/dev/},${L1#/dev/},${L2#/dev/}$" "$TMP/out"'
-sc status db
+FAKE_MQS_SLOW=0 sc status db
 check "status by name" eval 'rc_is 0 && grep -q "^/dev/mqstripe0:" "$TMP/out" && grep -qE "^ +1 +$L1 +1G +faulty +3 +1 +0 +[0-9a-f-]{36}$" "$TMP/out" && grep -qE "superblock: +format 2, events 1, active" "$TMP/out" && grep -qE "^ +read_ahead_kb +-$" "$TMP/out"'
+check "status: the members' IO, latency means, the slow flag apart from the state" eval 'grep -qE "^ +0 +1000 +500 +3 +100us +2\.0ms +52\.0ms +slow$" "$TMP/out" && grep -qE "^ +2 +1002 +502 +3 +100us +2\.0ms +1\.2ms +-$" "$TMP/out" && grep -qE "^ +0 +$L0 +1G +ok " "$TMP/out" && grep -qx "  slot 0 is slow: latency 52.0ms, the median member.s 1.2ms (its IO succeeds: not a fault)" "$TMP/out" && [ "$(grep -c "is slow" "$TMP/out")" = 1 ]'
 ln -s "$R/dev/mqstripe1" "$TMP/link1"
 sc status "$TMP/link1"
 check "status by a link to the node" eval 'rc_is 0 && grep -q "^/dev/mqstripe1:" "$TMP/out"'
@@ -248,13 +249,14 @@ if have_jq; then
 	check "list --json keys: json_version first, then arrays" eval 'jq_is "keys_unsorted" "[\"json_version\",\"arrays\"]" && jq_is .json_version 1'
 	check "list --json keys of arrays and members" eval 'jq_is "[.arrays[] | keys], (.arrays[0].members[0] | keys)" "[[\"capacity_bytes\",\"chunk_bytes\",\"device\",\"index\",\"members\",\"name\",\"nr_members\",\"state\",\"uuid\"],[\"capacity_bytes\",\"chunk_bytes\",\"device\",\"index\",\"members\",\"name\",\"nr_members\",\"state\",\"uuid\"]]
 [\"device\",\"major\",\"minor\",\"slot\"]"'
-	sc status --json mqstripe1
+	FAKE_MQS_SLOW=0 sc status --json mqstripe1
 	check "status --json geometry" eval 'rc_is 0 && jq_is "[.uuid, .chunk_bytes, .stripe_width_bytes, .data_offset_bytes, .queue_depth, .nr_hw_queues, .major, .minor]" "[\"01234567-89ab-cdef-0123-456789abcdef\",524288,1048576,2097152,64,2,60,1]"'
 	check "status --json members" eval 'jq_is "[.members[] | [.slot, .device, .state, .size_bytes, .read_errors]]" "[[0,\"$L3\",\"ok\",1073741824,0],[1,\"$L4\",\"faulty\",1073741824,3]]"'
 	check "status --json queue limits" eval 'jq_is "[.queue_limits | .logical_block_size_bytes, .optimal_io_size_bytes, .max_sectors_kb, .discard_max_bytes, .write_cache, .fua, .rotational, .read_ahead_kb]" "[512,1048576,1280,2199023255040,\"write back\",true,false,null]"'
 	check "status --json keys" eval 'jq_is "keys" "[\"capacity_bytes\",\"chunk_bytes\",\"data_offset_bytes\",\"device\",\"index\",\"json_version\",\"major\",\"member_data_bytes\",\"members\",\"minor\",\"name\",\"nr_hw_queues\",\"nr_members\",\"queue_depth\",\"queue_limits\",\"read_only\",\"state\",\"stripe_width_bytes\",\"superblock\",\"uuid\"]"'
-	check "status --json keys of members, superblock and queue_limits" eval 'jq_is "(.members[] | keys), (.superblock | keys), (.queue_limits | keys)" "[\"device\",\"flush_errors\",\"major\",\"member_uuid\",\"minor\",\"read_errors\",\"size_bytes\",\"slot\",\"state\",\"write_errors\"]
-[\"device\",\"flush_errors\",\"major\",\"member_uuid\",\"minor\",\"read_errors\",\"size_bytes\",\"slot\",\"state\",\"write_errors\"]
+	check "status --json members' IO: slow apart from the state, counts, window latency, histograms" eval 'jq_is "[.members[] | [.state, .slow, .io.reads_completed, .io.writes_in_flight, .io.read_latency_ns_total, .io.window_latency_us, .io.median_latency_us, .io.read_latency_hist[3], .io.write_latency_hist[15]]]" "[[\"ok\",true,1000,1,100000000,52000,1200,990,1],[\"faulty\",false,1001,1,100100000,1200,1200,991,1]]" && jq_is "[.members[0].io | keys, (.read_latency_hist | length)]" "[[\"median_latency_us\",\"read_latency_hist\",\"read_latency_ns_total\",\"reads_completed\",\"reads_in_flight\",\"window_latency_us\",\"write_latency_hist\",\"write_latency_ns_total\",\"writes_completed\",\"writes_in_flight\"],16]"'
+	check "status --json keys of members, superblock and queue_limits" eval 'jq_is "(.members[] | keys), (.superblock | keys), (.queue_limits | keys)" "[\"device\",\"flush_errors\",\"io\",\"major\",\"member_uuid\",\"minor\",\"read_errors\",\"size_bytes\",\"slot\",\"slow\",\"state\",\"write_errors\"]
+[\"device\",\"flush_errors\",\"io\",\"major\",\"member_uuid\",\"minor\",\"read_errors\",\"size_bytes\",\"slot\",\"slow\",\"state\",\"write_errors\"]
 [\"ctime\",\"events\",\"format_version\",\"state\"]
 [\"discard_granularity_bytes\",\"discard_max_bytes\",\"fua\",\"logical_block_size_bytes\",\"max_hw_sectors_kb\",\"max_sectors_kb\",\"max_segments\",\"minimum_io_size_bytes\",\"optimal_io_size_bytes\",\"physical_block_size_bytes\",\"read_ahead_kb\",\"rotational\",\"write_cache\",\"write_zeroes_max_bytes\"]" && jq_is "keys_unsorted[0]" "\"json_version\""'
 else
@@ -271,7 +273,7 @@ check "prom_check.py refuses a metric's samples apart, a sample without TYPE, a 
 prom() {	# prom NAME{LABELS}: its value in $TMP/out
 	awk -v k="$1" '$1 == k { print $2 }' "$TMP/out"
 }
-sc status --prometheus
+FAKE_MQS_SLOW=0 sc status --prometheus
 check "status --prometheus: every array, in the text format" \
 	eval 'rc_is 0 && no_err && python3 "$PROMCHECK" "$TMP/out" && [ "$(prom mqstripe_arrays)" = 2 ] && [ "$(prom "mqstripe_array_info{array=\"mqstripe0\",name=\"db\",uuid=\"$U0\"}")" = 1 ] && [ "$(prom "mqstripe_array_capacity_bytes{array=\"mqstripe1\"}")" = 2143289344 ]'
 check "status --prometheus: states, one sample per state" \
@@ -283,8 +285,10 @@ check "status --prometheus: the array's IO from its stat file, in IOs, bytes and
 read -r -a lst < "/sys/dev/block/$((0x$(stat -c %t "$L1"))):$((0x$(stat -c %T "$L1")))/stat"
 check "status --prometheus: a member's IO from its device's stat file, its device named" \
 	eval '[ "$(prom "mqstripe_member_io_completed_total{array=\"mqstripe0\",slot=\"1\",op=\"write\"}") $(prom "mqstripe_member_io_bytes_total{array=\"mqstripe0\",slot=\"1\",op=\"write\"}")" = "${lst[4]} $((lst[6] * 512))" ] && [ "$(prom "mqstripe_member_info{array=\"mqstripe0\",slot=\"1\",device=\"${L1#/dev/}\",major_minor=\"$((0x$(stat -c %t "$L1"))):$((0x$(stat -c %T "$L1")))\"}")" = 1 ]'
-check "status --prometheus: no latency metric (the module keeps none)" \
-	eval '! grep -q latency "$TMP/out"'
+check "status --prometheus: the members' latency histogram from the module, cumulative, in seconds" \
+	eval '[ "$(prom "mqstripe_member_io_latency_seconds_bucket{array=\"mqstripe0\",slot=\"0\",op=\"read\",le=\"0.000016384\"}") $(prom "mqstripe_member_io_latency_seconds_bucket{array=\"mqstripe0\",slot=\"0\",op=\"read\",le=\"0.000131072\"}") $(prom "mqstripe_member_io_latency_seconds_bucket{array=\"mqstripe0\",slot=\"0\",op=\"read\",le=\"+Inf\"}") $(prom "mqstripe_member_io_latency_seconds_count{array=\"mqstripe0\",slot=\"0\",op=\"read\"}") $(prom "mqstripe_member_io_latency_seconds_sum{array=\"mqstripe0\",slot=\"0\",op=\"read\"}")" = "10 1000 1000 1000 0.100000000" ] && [ "$(prom "mqstripe_member_io_latency_seconds_bucket{array=\"mqstripe0\",slot=\"1\",op=\"write\",le=\"0.268435456\"}") $(prom "mqstripe_member_io_latency_seconds_bucket{array=\"mqstripe0\",slot=\"1\",op=\"write\",le=\"+Inf\"}")" = "500 501" ] && [ "$(grep -c "^mqstripe_member_io_latency_seconds_bucket{array=\"mqstripe0\",slot=\"2\",op=\"write\"" "$TMP/out")" = 16 ]'
+check "status --prometheus: the members' IOs in flight and the slow flag" \
+	eval '[ "$(prom "mqstripe_member_io_array_in_flight{array=\"mqstripe0\",slot=\"2\",op=\"read\"}") $(prom "mqstripe_member_io_array_in_flight{array=\"mqstripe0\",slot=\"2\",op=\"write\"}") $(prom "mqstripe_member_slow{array=\"mqstripe0\",slot=\"0\"}") $(prom "mqstripe_member_slow{array=\"mqstripe0\",slot=\"1\"}")" = "2 1 1 0" ]'
 sc status --prometheus db
 check "status --prometheus DEVICE: that array alone" \
 	eval 'rc_is 0 && python3 "$PROMCHECK" "$TMP/out" && [ "$(prom mqstripe_arrays)" = 1 ] && ! grep -q "array=\"mqstripe1\"" "$TMP/out" && [ "$(grep -c "^mqstripe_member_state{array=\"mqstripe0\"" "$TMP/out")" = 9 ]'
@@ -663,6 +667,12 @@ check "monitor --test of an array not running: refused, nothing sent" \
 sc monitor --program "$TMP/prog" --oneshot "$U0"
 check "monitor --oneshot UUID: only the fault, to the program given, no mail without --scan" \
 	eval "rc_is 0 && [ \"\$(cat \"\$TMP/prog.out\")\" = \"member_faulty /dev/mqstripe0 1 $L1|db|$U0|$m1|active\" ] && [ ! -e \"\$TMP/mail.out\" ]"
+rm -f "$TMP/prog.out"
+m2=$(stat -L -c '%t %T' "$L2" | { read -r a b; echo "$((16#$a)):$((16#$b))"; })
+FAKE_MQS_SLOW=2 sc monitor --program "$TMP/prog" --oneshot "$U0"
+check "monitor --oneshot: a slow member as member_slow with its latency, apart from the fault" \
+	eval "rc_is 0 && [ \"\$(cat \"\$TMP/prog.out\")\" = \"member_faulty /dev/mqstripe0 1 $L1|db|$U0|$m1|active
+member_slow /dev/mqstripe0 2 $L2|db|$U0|$m2|active\" ] && grep -qx \"member_slow /dev/mqstripe0 (array 'db', UUID $U0): slot 2, member $L2 ($m2), latency 52000 us, array active\" \"\$TMP/out\""
 MQSTRIPE_SENDMAIL=/bin/false sc monitor --program /bin/false --mail root --oneshot --test "$U0"
 check "monitor --oneshot --test: a program or a mail that fails is exit status 1, each failure a line naming event and array" \
 	eval "rc_is 1 && [ \"\$(cat \"\$TMP/err\")\" = 'stripectl: monitor: program /bin/false, for test of /dev/mqstripe0: exit status 1
