@@ -21,7 +21,8 @@ FAB_DEVS=()		# /dev/nvmeXnY of every namespace, target by target
 FAB_LOSS_TMO=${MQS_FAB_LOSS_TMO:-20}	# --ctrl-loss-tmo of the connections
 FAB_MODS=()		# modules loaded here, unloaded at cleanup
 FAB_DIR=		# tmpfs of the backing files (nvmet sees a size of 0
-			# through the overlay root)
+			# through the overlay root; buffered_io: 6.1's tmpfs
+			# has no O_DIRECT)
 
 # fab_ready: nvme-cli, nft and the nvmet/nvme-tcp modules; prints why not
 fab_ready() {
@@ -61,6 +62,7 @@ fab_target() {
 		truncate -s "$size" "$FAB_DIR/t$t-ns$n" || return 1
 		mkdir "$s/namespaces/$n" &&
 			echo "$FAB_DIR/t$t-ns$n" >"$s/namespaces/$n/device_path" &&
+			echo 1 >"$s/namespaces/$n/buffered_io" &&
 			echo 1 >"$s/namespaces/$n/enable" || return 1
 	done
 	mkdir "$p" &&

@@ -8,10 +8,18 @@
 # poll queues: io_poll 0), fio verifies large direct IO with no member
 # splitting a bio of ours (block_split on the members: 0), XFS over the
 # array verifies a file.
+# Transient path loss: under fio randrw+verify, every packet of target 2
+# is dropped until the host sees the loss (its controller leaves "live":
+# keep-alive timeout, error recovery), then let through again before
+# ctrl-loss-tmo: the host reconnects, fio runs on and ends with no error,
+# no member is faulty, the array stays active.
 # Catches: limits not stacked from fabric members (poll advertised over
-# members without poll queues), member bios beyond a member's limits.
+# members without poll queues), member bios beyond a member's limits, a
+# member marked faulty or an EIO while the fabric queues IO across a
+# reconnect.
 
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fault_lib.sh"
 . "$(dirname "$0")/fabric_lib.sh"
 mqs_init
 trap fab_cleanup EXIT
@@ -60,6 +68,66 @@ for m in "${M[@]}"; do
 done
 check_eq "no member split a bio of the array (block_split on the members)" 0 "$splits"
 echo 0 >"$T/events/block/block_split/enable"
+
+# ----------------------------------------------- transient path loss
+# wait_ctrl CTRL STATE SECS: until /sys/class/nvme/CTRL/state is (or with
+# a leading !, is no longer) STATE
+wait_ctrl() {
+	local f=/sys/class/nvme/$1/state want=$2 t0=$SECONDS st
+	while :; do
+		st=gone
+		[ -r "$f" ] && read -r st <"$f"
+		if [ "${want#!}" != "$want" ]; then
+			[ "$st" != "${want#!}" ] && break
+		else
+			[ "$st" = "$want" ] && break
+		fi
+		[ $((SECONDS - t0)) -ge "$3" ] && { echo "$st"; return 1; }
+		sleep 0.5
+	done
+	echo "$st"
+}
+C2=$(fab_ctrl 2) || mqs_die "the controller of target 2" "none has $FAB_NQN""2"
+fio_bg "$MQS_TMP/fio-cut" "$DEV" --name=cut0 --offset=32M --size=4M \
+	--name=cut1 --offset=40M --size=4M
+CUTPID=$FIO_PID
+if wait_ios "$DEV" 200 60 && kill -0 "$CUTPID" 2>/dev/null; then
+	pass "fio randrw+verify runs on $MQS_DISK"
+else
+	fail "fio randrw+verify runs on $MQS_DISK" "$(cat "$MQS_TMP/fio-cut.out")"
+fi
+check_cmd "target 2's link cut (nft drops its port)" fab_cut 2
+st=$(wait_ctrl "$C2" '!live' 120)
+check_cmd "the host sees the path loss within 120 s ($C2: $st)" [ "$st" != live ]
+fab_restore 2
+st=$(wait_ctrl "$C2" live $((FAB_LOSS_TMO + 60)))
+check_eq "$C2 reconnects after the link is back" live "$st"
+if wait_ios "$DEV" 200 60 && kill -0 "$CUTPID" 2>/dev/null; then
+	pass "fio runs on after the reconnect"
+else
+	fail "fio runs on after the reconnect" "$(cat "$MQS_TMP/fio-cut.out")"
+fi
+kill -INT "$CUTPID"
+wait_pid_until "$CUTPID" $((SECONDS + 60))
+check_num -ne "fio ends within 60 s of SIGINT" 124 "$?"
+# per job: errno (EIO, or EILSEQ for data that does not verify), did IO
+check_eq "fio: both jobs did IO and verified, no error" "cut0 0 1 cut1 0 1" \
+	"$("$PYTHON" -S - "$MQS_TMP/fio-cut.json" 2>&1 <<'EOF'
+import json, sys
+t = open(sys.argv[1]).read()
+d = json.loads(t[t.index("{"):])
+print(" ".join("%s %d %d" % (j["jobname"], j["error"],
+                             j["read"]["total_ios"] + j["write"]["total_ios"] > 0)
+               for j in d["jobs"]))
+EOF
+)"
+"$STRIPECTL" status --json "$DEV" >"$MQS_TMP/st.json" 2>&1
+keys=(state)
+for i in 0 1 2 3; do
+	keys+=("members.$i.state" "members.$i.read_errors" "members.$i.write_errors")
+done
+check_eq "status: array active, every member ok with no error" \
+	"active ok 0 0 ok 0 0 ok 0 0 ok 0 0" "$(jget "$MQS_TMP/st.json" "${keys[@]}")"
 
 # ------------------------------------------------------------ XFS
 MNT=$MQS_TMP/mnt
