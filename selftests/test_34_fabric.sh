@@ -13,10 +13,17 @@
 # keep-alive timeout, error recovery), then let through again before
 # ctrl-loss-tmo: the host reconnects, fio runs on and ends with no error,
 # no member is faulty, the array stays active.
+# Permanent path loss: target 2 cut for good with XFS mounted on the
+# array and a file fsynced: past ctrl-loss-tmo its controller and
+# namespaces are removed, IO on its slots fails with EIO (on the others
+# completes), status shows them faulty or gone, XFS unmounts, the array
+# stops; the target back and reconnected, plain assemble refuses its
+# members as stale (the others recorded the loss), assemble --force
+# starts the array and the file reads back.
 # Catches: limits not stacked from fabric members (poll advertised over
 # members without poll queues), member bios beyond a member's limits, a
 # member marked faulty or an EIO while the fabric queues IO across a
-# reconnect.
+# reconnect, a hang (IO, umount, stop) when a remote member is gone.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault_lib.sh"
@@ -133,16 +140,72 @@ check_eq "status: array active, every member ok with no error" \
 MNT=$MQS_TMP/mnt
 mkdir -p "$MNT"
 check_cmd "mkfs.xfs on $MQS_DISK" mkfs.xfs -f -q "$DEV"
-if mount "$DEV" "$MNT"; then
-	MQS_MOUNTS+=("$MNT")
-	check_cmd "fio verify of a file on XFS" \
-		fio --directory="$MNT" --name=f --rw=randwrite --bs=16k --size=24M \
-		--ioengine=psync --verify=crc32c --do_verify=1 --end_fsync=1 \
-		--output="$MQS_TMP/fio2.out"
-	check_cmd "umount" umount "$MNT"
-else
-	fail "mount XFS on $MQS_DISK"
-fi
+mount "$DEV" "$MNT" || mqs_die "mount XFS on $MQS_DISK"
+MQS_MOUNTS+=("$MNT")
+check_cmd "fio verify of a file on XFS" \
+	fio --directory="$MNT" --name=f --rw=randwrite --bs=16k --size=24M \
+	--ioengine=psync --verify=crc32c --do_verify=1 --end_fsync=1 \
+	--output="$MQS_TMP/fio2.out"
+
+# ----------------------------------------------- permanent path loss
+# a file acknowledged (fsync) before the loss
+dd if=/dev/urandom of="$MNT/keep" bs=1M count=8 conv=fsync status=none ||
+	mqs_die "write and fsync an 8 MiB file on XFS"
+SUM=$(sha256sum <"$MNT/keep")
+check_cmd "target 2's link cut for good" fab_cut 2
+st=$(wait_ctrl "$C2" gone $((FAB_LOSS_TMO + 150)))
+check_eq "past ctrl-loss-tmo ($FAB_LOSS_TMO s) $C2 and its namespaces are removed" gone "$st"
+# chunk c of the array is on slot c % 4; slots 2 and 3 are target 2's
+single_ios "$DEV" "read:$((6 * CH)):4096" "read:$((4 * CH)):4096" \
+	"write:$((7 * CH)):4096:71" >"$MQS_TMP/ios" 2>&1
+check_eq "IO on the lost members fails with EIO, on the others completes" \
+	"EIO OK EIO" "$(tr '\n' ' ' <"$MQS_TMP/ios" | sed 's/ $//')"
+t0=$SECONDS
+while :; do
+	"$STRIPECTL" status --json "$DEV" >"$MQS_TMP/st.json" 2>&1
+	st=$(jget "$MQS_TMP/st.json" members.0.state members.1.state members.2.state members.3.state)
+	[[ $st =~ ^ok\ ok\ (faulty|gone)\ (faulty|gone)$ ]] && break
+	[ $((SECONDS - t0)) -ge 60 ] && break
+	sleep 1
+done
+check_match "status: slots 2 and 3 faulty or gone within 60 s, 0 and 1 ok" \
+	'^ok ok (faulty|gone) (faulty|gone)$' "$st"
+check_cmd "umount of XFS on the array without its members (120 s)" \
+	timeout 120 umount "$MNT"
 check_stop "$DEV"
+
+# the target back: a new connection, the same namespaces
+fab_restore 2
+check_cmd "target 2 reconnected" fab_connect 2
+fab_wait_disks 2 2
+mapfile -t M2 < <(fab_disks 1; fab_disks 2)
+check_eq "the 4 namespaces are back" 4 "${#M2[@]}"
+diag "members: ${M2[*]}"
+mqs_settle
+# the members that stayed recorded the loss (events): the lost ones are
+# refused as stale until the admin accepts their data with --force
+T2RE=$(fab_disks 2 | tr '\n' '|' | sed 's/|$//')
+check_fails "assemble refuses target 2's members as stale, saying to use --force" \
+	1 "^stripectl: ($T2RE): stale member of array .*'stripectl assemble --force'" \
+	"$STRIPECTL" assemble "${M2[@]}"
+out=$("$STRIPECTL" assemble --force "${M2[@]}" 2>"$MQS_TMP/asm.err")
+rc=$?
+diag "assemble --force: $(cat "$MQS_TMP/asm.err")"
+check_eq "assemble --force starts the array again" 0 "$rc"
+if [[ $out =~ ^/dev/mqstripe[0-9]+$ ]]; then
+	MQS_ARRAYS+=("$out")
+	_mqs_set_dev "$out"
+	mqs_settle
+	if mount "$MQS_DEV" "$MNT"; then
+		check_eq "the file acknowledged before the loss reads back" "$SUM" \
+			"$(sha256sum <"$MNT/keep")"
+		check_cmd "umount" umount "$MNT"
+	else
+		fail "mount XFS after assemble"
+	fi
+	check_stop "$MQS_DEV"
+else
+	fail "assemble printed the array" "$out $(cat "$MQS_TMP/asm.err")"
+fi
 
 mqs_finish
