@@ -74,11 +74,24 @@ fab_target() {
 	FAB_TARGETS=$t
 }
 
-# fab_connect T: connect to target T (reconnect every second, give up
-# after FAB_LOSS_TMO seconds)
+# fab_connect T [P]: connect to target T through its port P (default T;
+# reconnect every second, give up after FAB_LOSS_TMO seconds)
 fab_connect() {
-	nvme connect -t tcp -a 127.0.0.1 -s $((FAB_PORT0 + $1)) -n "$FAB_NQN$1" \
+	nvme connect -t tcp -a 127.0.0.1 -s $((FAB_PORT0 + ${2:-$1})) -n "$FAB_NQN$1" \
 		--reconnect-delay 1 --ctrl-loss-tmo "$FAB_LOSS_TMO" >/dev/null
+}
+
+# fab_second_path T P: a second port P (on FAB_PORT0 + P) exporting target
+# T's subsystem, connected: a second path to each of its namespaces
+fab_second_path() {
+	local p=$FAB_CFG/ports/$2
+	mkdir "$p" &&
+		echo tcp >"$p/addr_trtype" &&
+		echo ipv4 >"$p/addr_adrfam" &&
+		echo 127.0.0.1 >"$p/addr_traddr" &&
+		echo $((FAB_PORT0 + $2)) >"$p/addr_trsvcid" &&
+		ln -s "$FAB_CFG/subsystems/$FAB_NQN$1" "$p/subsystems/" &&
+		fab_connect "$1" "$2"
 }
 
 # fab_disks T: the block devices of target T's namespaces (the multipath
@@ -124,17 +137,21 @@ fab_setup() {
 	mqs_settle
 }
 
-# fab_ctrl T: the controller name (nvmeN) of target T
+# fab_ctrl T [P]: the controller name (nvmeN) of target T through its
+# port P (default T)
 fab_ctrl() {
-	local c
+	local c a
 	for c in /sys/class/nvme/nvme*; do
-		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$FAB_NQN$1" ] && { echo "${c##*/}"; return 0; }
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$FAB_NQN$1" ] || continue
+		a=$(cat "$c/address" 2>/dev/null)
+		[[ $a == *"trsvcid=$((FAB_PORT0 + ${2:-$1}))"* ]] && { echo "${c##*/}"; return 0; }
 	done
 	return 1
 }
 
-# fab_cut T / fab_restore T: drop every packet to or from target T's port
-# (both directions pass the input hook on lo), then let them through again
+# fab_cut P / fab_restore P: drop every packet to or from port P (target
+# P's first one; both directions pass the input hook on lo), then let them
+# through again
 fab_cut() {
 	local port=$((FAB_PORT0 + $1))
 	nft -f - <<EOF
@@ -152,8 +169,10 @@ fab_restore() { nft delete table inet "mqsfab$1" 2>/dev/null; }
 # fab_teardown: disconnect, remove the nft tables and the nvmet targets
 fab_teardown() {
 	local t s n p
+	nft list tables 2>/dev/null | while read -r _ _ t; do
+		[[ $t == mqsfab* ]] && nft delete table inet "$t"
+	done
 	for t in $(seq "$FAB_TARGETS"); do
-		fab_restore "$t"
 		nvme disconnect -n "$FAB_NQN$t" >/dev/null 2>&1
 	done
 	for t in $(seq "$FAB_TARGETS"); do

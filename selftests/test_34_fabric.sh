@@ -95,6 +95,18 @@ wait_ctrl() {
 	echo "$st"
 }
 C2=$(fab_ctrl 2) || mqs_die "the controller of target 2" "none has $FAB_NQN""2"
+# with native multipath, a second path to target 1's namespaces (port 11)
+# adds no block device, and cut under IO it is invisible to the array
+C1B=
+if [ "$(cat /sys/module/nvme_core/parameters/multipath 2>/dev/null)" = Y ]; then
+	check_cmd "a second path to target 1 (port 11)" fab_second_path 1 11
+	C1B=$(fab_ctrl 1 11) || fail "the second controller of target 1" "none on port 11"
+	mapfile -t P1 < <(fab_disks 1)
+	check_eq "target 1 over two paths: still its 2 multipath heads" \
+		"${M[*]:0:2}" "${P1[*]}"
+else
+	diag "nvme_core.multipath off: no second path"
+fi
 fio_bg "$MQS_TMP/fio-cut" "$DEV" --name=cut0 --offset=32M --size=4M \
 	--name=cut1 --offset=40M --size=4M
 CUTPID=$FIO_PID
@@ -104,11 +116,22 @@ else
 	fail "fio randrw+verify runs on $MQS_DISK" "$(cat "$MQS_TMP/fio-cut.out")"
 fi
 check_cmd "target 2's link cut (nft drops its port)" fab_cut 2
+[ -n "$C1B" ] && check_cmd "target 1's second path cut" fab_cut 11
 st=$(wait_ctrl "$C2" '!live' 120)
 check_cmd "the host sees the path loss within 120 s ($C2: $st)" [ "$st" != live ]
+if [ -n "$C1B" ]; then
+	st=$(wait_ctrl "$C1B" '!live' 120)
+	check_cmd "the host sees target 1's second path lost within 120 s ($C1B: $st)" \
+		[ "$st" != live ]
+	fab_restore 11
+fi
 fab_restore 2
 st=$(wait_ctrl "$C2" live $((FAB_LOSS_TMO + 60)))
 check_eq "$C2 reconnects after the link is back" live "$st"
+if [ -n "$C1B" ]; then
+	st=$(wait_ctrl "$C1B" live $((FAB_LOSS_TMO + 60)))
+	check_eq "$C1B (target 1's second path) reconnects" live "$st"
+fi
 if wait_ios "$DEV" 200 60 && kill -0 "$CUTPID" 2>/dev/null; then
 	pass "fio runs on after the reconnect"
 else
