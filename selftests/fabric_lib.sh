@@ -18,7 +18,11 @@ FAB_PORT0=4430		# target T listens on FAB_PORT0 + T
 FAB_NQN=nqn.2014-08.org.mqstripe:fab-t	# subsystem of target T: FAB_NQN<T>
 FAB_TARGETS=0		# targets set up
 FAB_DEVS=()		# /dev/nvmeXnY of every namespace, target by target
-FAB_LOSS_TMO=${MQS_FAB_LOSS_TMO:-20}	# --ctrl-loss-tmo of the connections
+# --ctrl-loss-tmo and --reconnect-delay of the connections.  The host
+# gives up after tmo / delay reconnect attempts, and an attempt on a cut
+# link waits for its SYN to time out (seconds under TCG): 5 attempts
+FAB_LOSS_TMO=${MQS_FAB_LOSS_TMO:-10}
+FAB_RECONNECT=2
 FAB_MODS=()		# modules loaded here, unloaded at cleanup
 FAB_DIR=		# tmpfs of the backing files (nvmet sees a size of 0
 			# through the overlay root; buffered_io: 6.1's tmpfs
@@ -75,10 +79,11 @@ fab_target() {
 }
 
 # fab_connect T [P]: connect to target T through its port P (default T;
-# reconnect every second, give up after FAB_LOSS_TMO seconds)
+# reconnect every FAB_RECONNECT seconds, at most FAB_LOSS_TMO /
+# FAB_RECONNECT times)
 fab_connect() {
 	nvme connect -t tcp -a 127.0.0.1 -s $((FAB_PORT0 + ${2:-$1})) -n "$FAB_NQN$1" \
-		--reconnect-delay 1 --ctrl-loss-tmo "$FAB_LOSS_TMO" >/dev/null
+		--reconnect-delay "$FAB_RECONNECT" --ctrl-loss-tmo "$FAB_LOSS_TMO" >/dev/null
 }
 
 # fab_second_path T P: a second port P (on FAB_PORT0 + P) exporting target
