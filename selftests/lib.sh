@@ -609,6 +609,21 @@ tracefs_dir() {
 	echo "$d"
 }
 
+# trace_block EVENT...: trace these block events from now on (the trace
+# emptied first); sets MQS_TRACE, the tracefs directory (switched off at
+# cleanup)
+trace_block() {
+	local t e
+	t=$(tracefs_dir) || return 1
+	MQS_TRACE=$t
+	echo 0 >"$t/tracing_on"
+	echo >"$t/trace"
+	for e in "$@"; do
+		echo 1 >"$t/events/block/$e/enable" || return 1
+	done
+	echo 1 >"$t/tracing_on"
+}
+
 # Field N (1-based) of /sys/block/DEV/stat.
 blk_stat() {
 	local -a fields

@@ -522,6 +522,36 @@ static int defer_missing(struct asm_ctx *ctx, const uint8_t *uuid,
 	return ASM_DEFERRED;
 }
 
+/*
+ * Two candidates on one disk (check_one_disk(): two paths of a namespace
+ * with NVMe multipath off) are never taken as two members: they carry one
+ * superblock, and whichever slot it names, the array must be assembled
+ * through the multipath device.
+ */
+static int check_cand_disks(struct mqs_cand *const *c, size_t n)
+{
+	const char **paths;
+	uint64_t *devs;
+	size_t i;
+	int rc = MQS_EXIT_FAIL;
+
+	paths = calloc(n, sizeof(*paths));
+	devs = calloc(n, sizeof(*devs));
+	if (!paths || !devs) {
+		mqs_error("out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		paths[i] = c[i]->path;
+		devs[i] = c[i]->devno;
+	}
+	rc = check_one_disk(paths, devs, n);
+out:
+	free(paths);
+	free(devs);
+	return rc;
+}
+
 static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 			   bool quiet_if_running)
 {
@@ -538,6 +568,9 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 		rc = MQS_EXIT_FAIL;
 		goto out;
 	}
+	rc = check_cand_disks(c, n);
+	if (rc)
+		goto out;
 	rc = mqs_group_check(c, n, ctx->force, slots, err, sizeof(err));
 	if (rc == -ENODEV && ctx->defer_missing) {
 		rc = defer_missing(ctx, c[0]->sb.array_uuid, err);
@@ -1131,6 +1164,8 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 			size_t slots[MQSTRIPE_MAX_MEMBERS];
 			char err[MQS_ERR_LEN];
 
+			if (check_cand_disks(pair, 2))
+				goto out;
 			mqs_group_check(pair, 2, false, slots, err,
 					sizeof(err));
 			mqs_error("%s", err);

@@ -153,37 +153,32 @@ static int check_options(uint64_t chunk, uint64_t offset, bool depth_given,
 /*
  * Two nodes of one disk (two paths of a namespace with NVMe multipath
  * off, SCSI paths without multipathd) are refused before anything is
- * written, by the identity the disk reports (mqs_dev_identity()).  Disks
+ * written, by the identity the disk reports (check_one_disk()).  Disks
  * that report none are caught after the writes instead: the superblocks
  * are read back (sbw_verify_all()).
  */
 static int check_identities(const struct mqs_member_dev *members,
 			    size_t nr)
 {
-	char (*id)[288];
-	size_t i, j;
-	int rc = MQS_EXIT_OK;
+	const char **paths;
+	uint64_t *devs;
+	size_t i;
+	int rc = MQS_EXIT_FAIL;
 
-	id = calloc(nr, sizeof(*id));
-	if (!id) {
+	paths = calloc(nr, sizeof(*paths));
+	devs = calloc(nr, sizeof(*devs));
+	if (!paths || !devs) {
 		mqs_error("out of memory");
-		return MQS_EXIT_FAIL;
+		goto out;
 	}
-	for (i = 0; i < nr && !rc; i++) {
-		if (mqs_dev_identity(major(members[i].rdev),
-				     minor(members[i].rdev), id[i],
-				     sizeof(id[i])))
-			continue;
-		for (j = 0; j < i; j++) {
-			if (strcmp(id[i], id[j]))
-				continue;
-			mqs_error("%s and %s are one disk: both report the identity %s; give each disk once (with two paths to a namespace, use the multipath device)",
-				  members[j].path, members[i].path, id[i]);
-			rc = MQS_EXIT_FAIL;
-			break;
-		}
+	for (i = 0; i < nr; i++) {
+		paths[i] = members[i].path;
+		devs[i] = members[i].rdev;
 	}
-	free(id);
+	rc = check_one_disk(paths, devs, nr);
+out:
+	free(paths);
+	free(devs);
 	return rc;
 }
 

@@ -150,3 +150,48 @@ out:
 	free(disks);
 	return rc;
 }
+
+/**
+ * check_one_disk() - refuse two nodes of one disk
+ * @paths: the device paths.
+ * @devs: their device numbers.
+ * @nr: how many.
+ *
+ * Two nodes whose disks report one identity (mqs_dev_identity(): an NVMe
+ * namespace's wwid from its NGUID, EUI-64 or UUID, a SCSI disk's) are two
+ * paths of one disk: a namespace reached through two controllers with
+ * the kernel's NVMe multipath off, SCSI paths without multipathd.  As two
+ * members they would put two slots' data on one disk; in assemble they
+ * carry one superblock.  Devices that report no identity (loop, virtio,
+ * dm, md) pass.
+ *
+ * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL after an error naming both
+ * nodes, the identity and what to give instead.
+ */
+int check_one_disk(const char *const *paths, const uint64_t *devs, size_t nr)
+{
+	char (*id)[288];
+	size_t i, j;
+	int rc = MQS_EXIT_OK;
+
+	id = calloc(nr, sizeof(*id));
+	if (!id) {
+		mqs_error("out of memory");
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; i < nr && !rc; i++) {
+		if (mqs_dev_identity(major(devs[i]), minor(devs[i]), id[i],
+				     sizeof(id[i])))
+			continue;
+		for (j = 0; j < i; j++) {
+			if (strcmp(id[i], id[j]))
+				continue;
+			mqs_error("%s and %s are one disk: both report the identity %s; give each disk once (two paths of one namespace: use the multipath device, the NVMe head with nvme_core.multipath=Y or the dm-multipath map)",
+				  paths[j], paths[i], id[i]);
+			rc = MQS_EXIT_FAIL;
+			break;
+		}
+	}
+	free(id);
+	return rc;
+}

@@ -4,6 +4,7 @@
 #define STRIPECTL_MEMBER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "errmsg.h"
 #include "libmqs.h"
@@ -12,5 +13,6 @@ int check_member_path(struct mqs_member_dev *m);
 void report_open_error(const char *path, int err);
 void report_duplicate(const char *first, const char *second, const char *tail);
 int check_distinct(const struct mqs_member_dev *members, size_t nr);
+int check_one_disk(const char *const *paths, const uint64_t *devs, size_t nr);
 
 #endif /* STRIPECTL_MEMBER_H */

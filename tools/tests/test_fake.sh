@@ -407,6 +407,32 @@ sc zero-superblock "$L5"
 check "zero-superblock" eval 'rc_is 0 && no_err && [ -z "$(ex "$L5" MQSTRIPE_ARRAY_UUID)" ]'
 sc zero-superblock "$L5"
 check "zero-superblock without one" eval "rc_is 1 && err_is 'no mqstripe superblock: nothing to erase'"
+# two paths of one namespace (NVMe multipath off; here a second loop
+# device over the file of L1, both reporting one wwid): never two slots,
+# by hand, --scan or --incremental, refused naming both and the identity
+L1B=$(losetup --find --show "$TMP/disk1" 2>/dev/null)
+if [ -n "$L1B" ]; then
+	loops+=("$L1B")
+	for l in "$L1" "$L1B"; do
+		d=$R/sys/dev/block/$((0x$(stat -c %t "$l"))):$((0x$(stat -c %T "$l")))
+		mkdir -p "$d"
+		echo "eui.00a0b1c2d3e4f501" >"$d/wwid"
+	done
+	paths_re="^stripectl: $L1 and $L1B are one disk: both report the identity eui.00a0b1c2d3e4f501; .*use the multipath device"
+	refused "two paths of one namespace, by hand" "$paths_re" \
+		assemble "$L0" "$L1" "$L2" "$L1B"
+	refused "two paths of one namespace, --scan" "$paths_re" \
+		assemble --scan --uuid "$U0"
+	sc assemble --incremental "$L1"
+	sc assemble --incremental "$L1B"
+	check "refused: two paths of one namespace, --incremental" \
+		eval "rc_is 1 && err_is \"$paths_re\" && [ -z \"\$(LD_PRELOAD=$FAKE $STRIPECTL list)\" ]"
+	rm -rf "${MQSTRIPE_RUN_DIR:?}/$U0" "$R/sys/dev"
+	losetup -d "$L1B"
+	unset 'loops[-1]'
+else
+	skip "cannot attach a 7th loop device" "two paths of one namespace"
+fi
 sc create --name other "$L5"
 LD_PRELOAD=$FAKE "$STRIPECTL" stop other
 refused "member of another array" "$L5: a member of another array 'other'" \

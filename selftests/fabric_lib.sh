@@ -1,0 +1,213 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# An NVMe over Fabrics (nvme-tcp) test bed inside the guest, for the
+# fabric tests.  Sourced after lib.sh.  Each target "host" is the kernel's
+# nvmet with its own subsystem, namespaces backed by sparse files, and its
+# own nvme-tcp port on 127.0.0.1; the initiator connects to each with
+# nvme-cli.  A cut link is an nftables table dropping every packet to or
+# from the target's port (the host then sees a real path loss: keep-alive
+# timeout, error recovery, reconnect attempts); fab_restore deletes it.
+# fab_cleanup (the EXIT trap) disconnects, removes the nft tables, the
+# nvmet configuration and the modules loaded here: nothing is left.
+
+# shellcheck disable=SC2034,SC2317	# used by the sourcing scripts; called indirectly
+
+FAB_CFG=/sys/kernel/config/nvmet
+FAB_PORT0=4430		# target T listens on FAB_PORT0 + T
+FAB_NQN=nqn.2014-08.org.mqstripe:fab-t	# subsystem of target T: FAB_NQN<T>
+FAB_TARGETS=0		# targets set up
+FAB_DEVS=()		# /dev/nvmeXnY of every namespace, target by target
+# --ctrl-loss-tmo and --reconnect-delay of the connections.  The host
+# gives up after tmo / delay reconnect attempts, and an attempt on a cut
+# link waits for its SYN to time out (seconds under TCG): 5 attempts
+FAB_LOSS_TMO=${MQS_FAB_LOSS_TMO:-10}
+FAB_RECONNECT=2
+FAB_MODS=()		# modules loaded here, unloaded at cleanup
+FAB_DIR=		# tmpfs of the backing files (nvmet sees a size of 0
+			# through the overlay root; buffered_io: 6.1's tmpfs
+			# has no O_DIRECT)
+
+# fab_ready: nvme-cli, nft and the nvmet/nvme-tcp modules; prints why not
+fab_ready() {
+	local m
+	command -v nvme >/dev/null || { echo "needs nvme-cli (tools/deps.sh)"; return 1; }
+	command -v nft >/dev/null || { echo "needs nft (nftables, tools/deps.sh)"; return 1; }
+	for m in nvmet nvmet_tcp nvme_tcp nf_tables; do
+		if [ ! -d "/sys/module/$m" ]; then
+			modprobe "$m" >/dev/null 2>&1 ||
+				{ echo "kernel without module $m (CONFIG_NVME_TARGET_TCP, CONFIG_NVME_TCP, CONFIG_NF_TABLES)"; return 1; }
+			FAB_MODS+=("$m")
+		fi
+	done
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config 2>/dev/null
+	[ -d "$FAB_CFG" ] || { echo "no $FAB_CFG (nvmet without configfs)"; return 1; }
+	ip link set lo up
+	FAB_DIR=$MQS_TMP/fab
+	mkdir -p "$FAB_DIR"
+	if ! mount -t tmpfs -o mode=0700 mqsfab "$FAB_DIR"; then
+		echo "cannot mount a tmpfs on $FAB_DIR"
+		FAB_DIR=
+		return 1
+	fi
+	return 0
+}
+
+# fab_target T NS SIZE: target T exporting NS namespaces of SIZE bytes
+# (sparse files in FAB_DIR) on port FAB_PORT0 + T
+fab_target() {
+	local t=$1 nns=$2 size=$3 s n p
+	s=$FAB_CFG/subsystems/$FAB_NQN$t
+	p=$FAB_CFG/ports/$t
+	mkdir "$s" || return 1
+	echo 1 >"$s/attr_allow_any_host" || return 1
+	for n in $(seq "$nns"); do
+		truncate -s "$size" "$FAB_DIR/t$t-ns$n" || return 1
+		mkdir "$s/namespaces/$n" &&
+			echo "$FAB_DIR/t$t-ns$n" >"$s/namespaces/$n/device_path" &&
+			echo 1 >"$s/namespaces/$n/buffered_io" &&
+			echo 1 >"$s/namespaces/$n/enable" || return 1
+	done
+	mkdir "$p" &&
+		echo tcp >"$p/addr_trtype" &&
+		echo ipv4 >"$p/addr_adrfam" &&
+		echo 127.0.0.1 >"$p/addr_traddr" &&
+		echo $((FAB_PORT0 + t)) >"$p/addr_trsvcid" &&
+		ln -s "$s" "$p/subsystems/" || return 1
+	FAB_TARGETS=$t
+}
+
+# fab_connect T [P]: connect to target T through its port P (default T;
+# reconnect every FAB_RECONNECT seconds, at most FAB_LOSS_TMO /
+# FAB_RECONNECT times)
+fab_connect() {
+	nvme connect -t tcp -a 127.0.0.1 -s $((FAB_PORT0 + ${2:-$1})) -n "$FAB_NQN$1" \
+		--reconnect-delay "$FAB_RECONNECT" --ctrl-loss-tmo "$FAB_LOSS_TMO" >/dev/null
+}
+
+# fab_second_path T P: a second port P (on FAB_PORT0 + P) exporting target
+# T's subsystem, connected: a second path to each of its namespaces
+fab_second_path() {
+	local p=$FAB_CFG/ports/$2
+	mkdir "$p" &&
+		echo tcp >"$p/addr_trtype" &&
+		echo ipv4 >"$p/addr_adrfam" &&
+		echo 127.0.0.1 >"$p/addr_traddr" &&
+		echo $((FAB_PORT0 + $2)) >"$p/addr_trsvcid" &&
+		ln -s "$FAB_CFG/subsystems/$FAB_NQN$1" "$p/subsystems/" &&
+		fab_connect "$1" "$2"
+}
+
+# fab_disks T: the block devices of target T's namespaces (the multipath
+# heads, or the namespaces of a controller without multipath), sorted
+fab_disks() {
+	local d nqn hidden
+	for d in /sys/block/nvme*; do
+		# read, not cat: a fork per file is slow under TCG
+		nqn='' hidden=0
+		read -r nqn 2>/dev/null <"$d/device/subsysnqn"
+		[ "$nqn" = "$FAB_NQN$1" ] || continue
+		[ -r "$d/hidden" ] && read -r hidden <"$d/hidden"
+		[ "$hidden" = 1 ] || echo "/dev/${d##*/}"
+	done | sort -V
+}
+
+# fab_wait_disks T NS: wait (30 s) until target T shows NS namespaces
+fab_wait_disks() {
+	local i
+	for ((i = 0; i < 60; i++)); do
+		mapfile -t FAB_FOUND < <(fab_disks "$1")
+		[ ${#FAB_FOUND[@]} -ge "$2" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+# fab_setup TARGETS NS SIZE: TARGETS targets of NS namespaces each,
+# connected; FAB_DEVS lists the namespaces, target by target
+fab_setup() {
+	local t
+	FAB_DEVS=()
+	for t in $(seq "$1"); do
+		fab_target "$t" "$2" "$3" || { echo "nvmet configuration of target $t failed"; return 1; }
+		echo "target $t configured [${SECONDS}s]"
+		fab_connect "$t" || { echo "nvme connect to target $t failed"; return 1; }
+		echo "target $t connected [${SECONDS}s]"
+	done
+	for t in $(seq "$1"); do
+		fab_wait_disks "$t" "$2" || { echo "target $t: $2 namespaces did not appear: $(fab_disks "$t")"; return 1; }
+		mapfile -t -O ${#FAB_DEVS[@]} FAB_DEVS < <(fab_disks "$t")
+	done
+	mqs_settle
+}
+
+# fab_ctrl T [P]: the controller name (nvmeN) of target T through its
+# port P (default T)
+fab_ctrl() {
+	local c a
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$FAB_NQN$1" ] || continue
+		a=$(cat "$c/address" 2>/dev/null)
+		[[ $a == *"trsvcid=$((FAB_PORT0 + ${2:-$1}))"* ]] && { echo "${c##*/}"; return 0; }
+	done
+	return 1
+}
+
+# fab_cut P / fab_restore P: drop every packet to or from port P (target
+# P's first one; both directions pass the input hook on lo), then let them
+# through again
+fab_cut() {
+	local port=$((FAB_PORT0 + $1))
+	nft -f - <<EOF
+table inet mqsfab$1 {
+	chain in {
+		type filter hook input priority 0;
+		tcp dport $port drop
+		tcp sport $port drop
+	}
+}
+EOF
+}
+fab_restore() { nft delete table inet "mqsfab$1" 2>/dev/null; }
+
+# fab_teardown: disconnect, remove the nft tables and the nvmet targets
+fab_teardown() {
+	local t s n p
+	nft list tables 2>/dev/null | while read -r _ _ t; do
+		[[ $t == mqsfab* ]] && nft delete table inet "$t"
+	done
+	for t in $(seq "$FAB_TARGETS"); do
+		nvme disconnect -n "$FAB_NQN$t" >/dev/null 2>&1
+	done
+	for t in $(seq "$FAB_TARGETS"); do
+		s=$FAB_CFG/subsystems/$FAB_NQN$t
+		for p in "$FAB_CFG"/ports/*; do
+			[ -L "$p/subsystems/$FAB_NQN$t" ] && rm -f "$p/subsystems/$FAB_NQN$t"
+		done
+		for p in "$FAB_CFG"/ports/*; do
+			[ -d "$p" ] && [ -z "$(ls "$p/subsystems")" ] && rmdir "$p"
+		done
+		for n in "$s"/namespaces/*; do
+			[ -d "$n" ] || continue
+			echo 0 >"$n/enable"
+			rmdir "$n"
+		done
+		[ -d "$s" ] && { rmdir "$s" || echo "# cleanup: rmdir $s failed"; }
+	done
+	FAB_TARGETS=0
+	FAB_DEVS=()
+}
+
+# The EXIT trap of the fabric tests: arrays and mounts first, then the bed.
+fab_cleanup() {
+	local tmp=$MQS_TMP i
+	MQS_TMP=	# mqs_cleanup removes it; the backing files go last
+	mqs_cleanup
+	fab_teardown
+	for ((i = ${#FAB_MODS[@]} - 1; i >= 0; i--)); do
+		rmmod "${FAB_MODS[i]}" 2>/dev/null
+	done
+	[ -n "$FAB_DIR" ] && umount "$FAB_DIR"
+	[ -n "$tmp" ] && rm -rf "$tmp"
+}
