@@ -123,7 +123,17 @@ mkdir -p "$root/mnt/share"
 cat >"$root/usr/local/sbin/mqs-step" <<'EOF'
 #!/bin/bash
 # One test step per boot (tools/vm/mkrootimg.sh): /mnt/share/step.
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 mqsshare /mnt/share || {
+# udev may still be loading 9pnet_virtio for the share's device when this
+# mount loads it too; the mount then finds the module but not yet its
+# channel ("9pnet_virtio: no channels available for device mqsshare",
+# seen on a loaded host): wait for udev, then try for up to 30 s.
+udevadm settle --timeout=30 >/dev/null 2>&1
+for _ in $(seq 30); do
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 mqsshare /mnt/share &&
+		break
+	sleep 1
+done
+mountpoint -q /mnt/share || {
 	echo "mqs-step: cannot mount the share" >/dev/console
 	systemctl poweroff
 	exit 1
