@@ -454,24 +454,6 @@ static ssize_t mqs_slots_read(struct kobject *kobj, mqs_slot_fmt_t fmt,
 	return ret;
 }
 
-static ssize_t members_read(struct file *file, struct kobject *kobj,
-			    mqs_bin_attr_t *attr, char *buf, loff_t off,
-			    size_t count)
-{
-	return mqs_slots_read(kobj, mqs_member_line, MQS_SLOT_LINE_MAX, buf,
-			      off, count);
-}
-static BIN_ATTR_RO(members, 0);
-
-static ssize_t errors_read(struct file *file, struct kobject *kobj,
-			   mqs_bin_attr_t *attr, char *buf, loff_t off,
-			   size_t count)
-{
-	return mqs_slots_read(kobj, mqs_errors_line, MQS_SLOT_LINE_MAX, buf,
-			      off, count);
-}
-static BIN_ATTR_RO(errors, 0);
-
 /* A file of one line per slot: its line and their longest length. */
 struct mqs_slot_file {
 	mqs_slot_fmt_t fmt;
@@ -487,25 +469,21 @@ static ssize_t mqs_slot_file_read(struct file *file, struct kobject *kobj,
 	return mqs_slots_read(kobj, f->fmt, f->line_max, buf, off, count);
 }
 
-static struct mqs_slot_file mqs_io_stats_file = {
-	mqs_stats_io_line, MQS_IO_LINE_MAX
-};
+/* bin_attr_NAME: the read-only file NAME of one @fmt line per slot */
+#define MQS_SLOT_FILE(_n, _fmt, _line_max)				\
+	static const struct mqs_slot_file mqs_##_n##_file = {		\
+		_fmt, _line_max						\
+	};								\
+	static mqs_bin_attr_t bin_attr_##_n = {				\
+		.attr = { .name = #_n, .mode = 0444 },			\
+		.read = mqs_slot_file_read,				\
+		.private = (void *)&mqs_##_n##_file,			\
+	}
 
-static mqs_bin_attr_t bin_attr_io_stats = {
-	.attr = { .name = "io_stats", .mode = 0444 },
-	.read = mqs_slot_file_read,
-	.private = &mqs_io_stats_file,
-};
-
-static struct mqs_slot_file mqs_latency_hist_file = {
-	mqs_stats_hist_line, MQS_HIST_LINE_MAX
-};
-
-static mqs_bin_attr_t bin_attr_latency_hist = {
-	.attr = { .name = "latency_hist", .mode = 0444 },
-	.read = mqs_slot_file_read,
-	.private = &mqs_latency_hist_file,
-};
+MQS_SLOT_FILE(members, mqs_member_line, MQS_SLOT_LINE_MAX);
+MQS_SLOT_FILE(errors, mqs_errors_line, MQS_SLOT_LINE_MAX);
+MQS_SLOT_FILE(io_stats, mqs_stats_io_line, MQS_IO_LINE_MAX);
+MQS_SLOT_FILE(latency_hist, mqs_stats_hist_line, MQS_HIST_LINE_MAX);
 
 /**
  * struct mqs_tunable - a u32 tunable of the array in sysfs
