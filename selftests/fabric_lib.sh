@@ -27,6 +27,16 @@ FAB_MODS=()		# modules loaded here, unloaded at cleanup
 FAB_DIR=		# tmpfs of the backing files (nvmet sees a size of 0
 			# through the overlay root; buffered_io: 6.1's tmpfs
 			# has no O_DIRECT)
+# Transparent huge pages while the bed is up, and the setting to restore.
+# 6.1's nvme-tcp host sends a multi-page bvec as one fragment starting at
+# its first page; on loopback the target receives that very fragment, and
+# one starting in a huge page and running on into the next (physically
+# adjacent) page fails hardened usercopy's check of the copy against its
+# folio: "kernel BUG at mm/usercopy.c:101" in nvmet_tcp_io_work.  Over a
+# network the receiver copies from its own buffers.  From 6.5 on the host
+# sends page by page, so only 6.1 runs the fabric tests without them.
+FAB_THP=/sys/kernel/mm/transparent_hugepage/enabled
+FAB_THP_WAS=
 
 # fab_ready: nvme-cli, nft and the nvmet/nvme-tcp modules; prints why not
 fab_ready() {
@@ -44,6 +54,14 @@ fab_ready() {
 		mount -t configfs none /sys/kernel/config 2>/dev/null
 	[ -d "$FAB_CFG" ] || { echo "no $FAB_CFG (nvmet without configfs)"; return 1; }
 	ip link set lo up
+	case $(uname -r) in
+	6.1.*)
+		if [ -w "$FAB_THP" ]; then
+			FAB_THP_WAS=$(sed 's/.*\[\(.*\)\].*/\1/' "$FAB_THP")
+			echo never >"$FAB_THP"
+		fi
+		;;
+	esac
 	FAB_DIR=$MQS_TMP/fab
 	mkdir -p "$FAB_DIR"
 	if ! mount -t tmpfs -o mode=0700 mqsfab "$FAB_DIR"; then
@@ -209,5 +227,6 @@ fab_cleanup() {
 		rmmod "${FAB_MODS[i]}" 2>/dev/null
 	done
 	[ -n "$FAB_DIR" ] && umount "$FAB_DIR"
+	[ -n "$FAB_THP_WAS" ] && echo "$FAB_THP_WAS" >"$FAB_THP"
 	[ -n "$tmp" ] && rm -rf "$tmp"
 }
