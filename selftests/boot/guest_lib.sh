@@ -56,6 +56,19 @@ new_xfs_array() {
 	U=$(blkid -s UUID -o value "$A")
 }
 
+# fstab_data DIR OPTIONS: the file system of UUID U in /etc/fstab at DIR
+# with OPTIONS, mounted, a file of 16 MiB of random data written in it
+# (DIR/blob, its sum in /root/BASENAME.sha256), unmounted
+fstab_data() {
+	mkdir -p "$1"
+	echo "UUID=$U $1 xfs $2 0 0" >>/etc/fstab
+	systemctl daemon-reload
+	mount "$1"
+	dd if=/dev/urandom of="$1/blob" bs=1M count=16 status=none
+	sha256sum "$1/blob" >"/root/${1##*/}.sha256"
+	umount "$1"
+}
+
 # slot_drives NAME: array NAME's drives, a line per slot: the drive's
 # NVMe serial (QEMU's follows the drive's image, while the guest's
 # nvmeXnY names follow the order of probing) and its name now; of a member
@@ -89,4 +102,16 @@ check_slots() {
 check_no_failed_unit() {
 	check "no failed unit" test -z "$(systemctl list-units --failed --no-legend)"
 	systemctl list-units --failed --no-legend | sed 's/^/#   /'
+}
+
+# fab_namespaces T: the block devices of the namespaces of the test's
+# storage host T (test_03_missing: nvmet subsystem
+# nqn.2014-08.org.mqstripe:boot-tT), sorted
+fab_namespaces() {
+	local d
+	for d in /sys/block/nvme*; do
+		[[ ${d##*/} =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
+		[ "$(cat "$d/device/subsysnqn" 2>/dev/null)" = "nqn.2014-08.org.mqstripe:boot-t$1" ] &&
+			echo "/dev/${d##*/}"
+	done | sort -V
 }

@@ -24,13 +24,7 @@ check "/dev/stripe/data" test -b /dev/stripe/data
 check "/dev/disk/by-uuid/$U" test "$(readlink -f /dev/disk/by-uuid/"$U")" = "$A"
 check "/dev/disk/by-label/dbdata" test "$(readlink -f /dev/disk/by-label/dbdata)" = "$A"
 check_eq "lsblk -f: FSTYPE xfs" xfs "$(lsblk -dno FSTYPE "$A")"
-mkdir -p /srv/data
-echo "UUID=$U /srv/data xfs defaults,nofail 0 0" >>/etc/fstab
-systemctl daemon-reload
-mount /srv/data
-dd if=/dev/urandom of=/srv/data/blob bs=1M count=16 status=none
-sha256sum /srv/data/blob >/root/blob.sha256
-umount /srv/data
+fstab_data /srv/data defaults,nofail
 save_slots data
 $STRIPECTL stop data
 GUEST
@@ -41,7 +35,7 @@ wait_for 120 findmnt -n /srv/data
 check "srv-data.mount active" systemctl is-active srv-data.mount
 check_eq "/srv/data is the array's XFS" "xfs /dev/mqstripe0" \
 	"$(findmnt -n -o FSTYPE,SOURCE /srv/data | awk '{print $1, $2}')"
-check "the data is intact" sha256sum -c /root/blob.sha256
+check "the data is intact" sha256sum -c /root/data.sha256
 check_slots data
 check_no_failed_unit
 GUEST

@@ -8,8 +8,10 @@
 # The image: debootstrap (minbase) from the Debian archive the host's apt
 # uses, with systemd, udev, initramfs-tools, xfsprogs, dmsetup,
 # cryptsetup-bin (systemd-cryptsetup, in the systemd package, opens
-# /etc/crypttab's lines with it) and PostgreSQL 15 (server and client:
-# pg_amcheck; no cluster: a test makes its own where it wants it), and
+# /etc/crypttab's lines with it), nvme-cli (its nvmf-autoconnect.service
+# connects /etc/nvme/discovery.conf's targets at boot) and PostgreSQL 15
+# (server and client: pg_amcheck; no cluster: a test makes its own where
+# it wants it), and
 # Debian's kernel package of release KERNEL (6.1, 6.12 or a
 # full release; the host has it installed: the same .deb, from the host's
 # apt), so that the image's initramfs is made by its own initramfs-tools
@@ -58,7 +60,7 @@ fi
 # would; of postgresql-15's "locales | locales-all" the small one
 pkgs="systemd-sysv udev kmod linux-base initramfs-tools zstd xfsprogs
 e2fsprogs util-linux procps dmsetup cryptsetup-bin libjson-c5 libblkid1
-postgresql-15 postgresql-client-15 locales"
+nvme-cli postgresql-15 postgresql-client-15 locales"
 cache=${MQS_IMG_CACHE:-/var/cache/mqstripe}
 key=$( { cat "$0"; echo "$pkgs" "$kpkg=$kversion" "$mirror"; } | sha256sum | cut -c1-16)
 img=$cache/rootimg-$key.img
