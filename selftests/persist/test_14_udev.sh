@@ -12,11 +12,15 @@
 # array again (its superblock writes make "change" events); a leg of an md
 # mirror (metadata at the end) that shows a member's superblock never
 # starts the array: the md device is the member, and its change event when
-# it runs starts the array, as a device-mapper map's activation does.
+# it runs starts the array, as a device-mapper map's activation does; a
+# device that multipath-tools' rules mark as a path of a multipath map
+# (DM_MULTIPATH_DEVICE_PATH=1 or ID_FS_TYPE=mpath_member) is taken as a
+# member neither by its add event nor by assemble --scan.
 # Catches: a rule that never matches, a name link missing or left behind
 # (also after a rename),
 # an array's filesystem without by-uuid link (fstab's UUID= never
-# mounted at boot), an array restarted by the events of its own stop.
+# mounted at boot), an array restarted by the events of its own stop, an
+# array started on a multipath path (the map could then never form).
 
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
@@ -31,7 +35,11 @@ need_members "$UUID" 4
 check_no_arrays "no array before the events"
 
 mkdir -p /etc/udev/rules.d
-sed "s|/usr/sbin/stripectl|$STRIPECTL|g" "$RULE_SRC" >"$RULE"
+install_rule() {
+	sed "s|/usr/sbin/stripectl|$STRIPECTL|g" "$RULE_SRC" >"$RULE"
+	udevadm control --reload
+}
+install_rule
 cleanup_rule() {
 	rm -f "$RULE"
 	udevadm control --reload >/dev/null 2>&1
@@ -158,14 +166,14 @@ DMNAME=mqst-late
 cleanup_stacked() {
 	dmsetup remove --retry "$DMNAME" >/dev/null 2>&1
 	mdadm --stop "/dev/md/$MDNAME" >/dev/null 2>&1
-	rm -f "$MDRULE"
+	rm -f "$MDRULE" /etc/udev/rules.d/56-mqs-*.rules
 	cleanup_rule
 }
 trap 'cleanup_stacked; mqs_cleanup' EXIT
 : >"$MDRULE"
 udevadm control --reload
 L=()
-for i in 0 1 2 3 4 5 6 7 8; do
+for i in 0 1 2 3 4 5 6 7 8 9 10; do
 	truncate -s 64M "$MQS_TMP/leg$i.img"
 	mqs_loop_create "$MQS_TMP/leg$i.img" || mqs_die "losetup leg$i"
 	L+=("$LOOP_DEV")
@@ -234,6 +242,50 @@ check_started "$DUUID" "the map's activation started the array over it" "$DM" "$
 udevadm settle --timeout=60
 cleanup_stacked
 rm -rf "/run/mqstripe/$DUUID"
+
+# Paths of a multipath map: multipath-tools' rules (56-multipath.rules)
+# mark a path DM_MULTIPATH_DEVICE_PATH=1 and ID_FS_TYPE=mpath_member as it
+# appears, before multipathd builds the map over it.  The map is the
+# member: neither the add event nor assemble --scan may take a path.  A
+# stand-in rule marks one member each way in turn.
+install_rule
+A=$("$STRIPECTL" create --name mpath --chunk 64K "${L[9]}" "${L[10]}" 2>&1)
+[ -b "$A" ] || mqs_die "create over ${L[9]} and ${L[10]}" "$A"
+MUUID=$(ex "${L[9]}" MQSTRIPE_ARRAY_UUID)
+check_cmd "stop the array over ${L[9]} and ${L[10]}" "$STRIPECTL" stop "$A"
+udevadm settle --timeout=60
+for how in DM_MULTIPATH_DEVICE_PATH=1 ID_FS_TYPE=mpath_member; do
+	MPRULE=/etc/udev/rules.d/56-mqs-${how%%=*}.rules
+	rm -rf "/run/mqstripe/$MUUID"	# as a reboot empties /run
+	printf 'KERNEL=="%s", ENV{%s}="%s"\n' "$(blk_name "${L[9]}")" "${how%%=*}" "${how#*=}" >"$MPRULE"
+	udevadm control --reload
+	udevadm settle --timeout=60
+	for d in "${L[9]}" "${L[10]}"; do
+		udevadm trigger --action=add "/sys/class/block/$(blk_name "$d")"
+	done
+	udevadm settle --timeout=60
+	check_match "udev database: ${L[9]} has $how" "^$how$" \
+		"$(udevadm info --query=property "${L[9]}")"
+	check_eq "add events with $how on ${L[9]}: not started" "" "$(array_by_uuid "$MUUID")"
+	check_eq "... the path is not recorded for slot 0" "" \
+		"$(ls "/run/mqstripe/$MUUID/slot-0" 2>/dev/null)"
+	out=$("$STRIPECTL" assemble --scan --uuid "$MUUID" 2>&1)
+	check_eq "assemble --scan with $how on ${L[9]}: not started" "" "$(array_by_uuid "$MUUID")"
+	check_match "... slot 0 is missing (the path is no member)" "slot 0 .* is missing" "$out"
+	a=$(array_by_uuid "$MUUID")
+	[ -z "$a" ] || "$STRIPECTL" stop "$a" >/dev/null 2>&1
+	rm -f "$MPRULE"
+	udevadm control --reload
+	udevadm settle --timeout=60
+done
+rm -rf "/run/mqstripe/$MUUID"
+for d in "${L[9]}" "${L[10]}"; do
+	udevadm trigger --action=add "/sys/class/block/$(blk_name "$d")"
+done
+udevadm settle --timeout=60
+check_started "$MUUID" "without the marks the add events start it" "${L[9]}" "${L[10]}"
+udevadm settle --timeout=60
+rm -rf "/run/mqstripe/$MUUID"
 
 # An array on arrays: assemble --scan starts the lower ones, then, in a
 # second round, the one over them (the rule out of the way: its add

@@ -25,6 +25,7 @@
 #include <linux/fs.h>
 
 #include <libmount.h>
+#include <libudev.h>
 
 #include "common.h"
 #include "devio.h"
@@ -335,6 +336,36 @@ static bool raid_leg(const char *path)
 	return leg;
 }
 
+/*
+ * Has udev marked MAJ:MIN a path of a multipath map?  multipath-tools'
+ * rules (56-multipath.rules) set DM_MULTIPATH_DEVICE_PATH=1 and
+ * ID_FS_TYPE=mpath_member on a path as it appears, before multipathd
+ * builds the map over it and holds it: the map is the member, and an
+ * array started on a path first would keep the map from forming.  The
+ * udev rule skips the same devices.  No udev database: not marked.
+ */
+static bool mpath_path(unsigned int ma, unsigned int mi)
+{
+	struct udev_device *d;
+	const char *v;
+	struct udev *udev;
+	bool path = false;
+
+	udev = udev_new();
+	if (!udev)
+		return false;
+	d = udev_device_new_from_devnum(udev, 'b', makedev(ma, mi));
+	if (d) {
+		v = udev_device_get_property_value(d, "DM_MULTIPATH_DEVICE_PATH");
+		path = v && !strcmp(v, "1");
+		v = udev_device_get_property_value(d, "ID_FS_TYPE");
+		path = path || (v && !strcmp(v, "mpath_member"));
+		udev_device_unref(d);
+	}
+	udev_unref(udev);
+	return path;
+}
+
 /**
  * mqs_scan_devices() - read every block device that may carry a superblock
  * @out: the devices with one (any status but MQS_SB_NONE), paths
@@ -344,8 +375,8 @@ static bool raid_leg(const char *path)
  * Every device in /proc/partitions that has a node, except suspended
  * device-mapper devices (a read would wait for the resume), devices
  * held by a stacked device (mqs_stacked_under(): the stacked one is
- * scanned instead) and devices that carry md or firmware RAID metadata
- * (a mirror's leg, raid_leg()).
+ * scanned instead), paths of a multipath map (mpath_path()) and devices
+ * that carry md or firmware RAID metadata (a mirror's leg, raid_leg()).
  *
  * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL (message printed).
  */
@@ -375,6 +406,8 @@ int mqs_scan_devices(struct mqs_cand **out, size_t *nout)
 			continue;	/* a read would wait for the resume */
 		if (mqs_stacked_under(makedev(ma, mi), name, sizeof(name)))
 			continue;	/* the device on top is the member */
+		if (mpath_path(ma, mi))
+			continue;	/* the map is the member */
 		if (n == cap) {
 			struct mqs_cand *bigger;
 
