@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "devio.h"
+#include "examine.h"
 #include "opts.h"
 #include "output.h"
 #include "parse.h"

@@ -21,6 +21,7 @@
 #include "common.h"
 #include "memberio.h"
 #include "parse.h"
+#include "prom.h"
 #include "stripectl.h"
 #include "sysfs.h"
 

@@ -19,6 +19,8 @@
 #include "opts.h"
 #include "output.h"
 #include "parse.h"
+#include "prom.h"
+#include "status.h"
 #include "stripectl.h"
 #include "superblock.h"
 #include "sysfs.h"

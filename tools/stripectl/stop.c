@@ -20,6 +20,7 @@
 #include "opts.h"
 #include "parse.h"
 #include "sbwrite.h"
+#include "stop.h"
 #include "stripectl.h"
 #include "superblock.h"
 #include "sysfs.h"
