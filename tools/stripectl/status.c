@@ -419,8 +419,7 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 	if (rc)
 		return rc;
 	mqs_ctl_close(&ctl);
-	snprintf(qdir, sizeof(qdir), "/sys/block/%s%u/queue",
-		 MQSTRIPE_DISK_PREFIX, index);
+	mqs_array_sysfs(index, "queue", qdir, sizeof(qdir));
 	sbs = calloc(nr ? nr : 1, sizeof(*sbs));
 	has_sb = calloc(nr ? nr : 1, sizeof(*has_sb));
 	io = calloc(nr ? nr : 1, sizeof(*io));
