@@ -168,7 +168,6 @@ static int ctx_ctl(struct asm_ctx *ctx)
 	return MQS_EXIT_OK;
 }
 
-/* The device spelled for messages: "/dev/mqstripeN". */
 /* ----- starting one array ----- */
 
 /* Why @c cannot be a member; @hint follows a missing superblock. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clear.h"
 #include "common.h"
 #include "libmqs.h"
 #include "opts.h"

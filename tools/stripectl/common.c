@@ -287,9 +287,3 @@ void mqs_meta_unlock(int fd)
 	if (fd >= 0)
 		close(fd);
 }
-
-/* /dev/mqstripeN, the node of the array with index @index */
-void mqs_array_node(uint32_t index, char *buf, size_t len)
-{
-	snprintf(buf, len, "/dev/%s%u", MQSTRIPE_DISK_PREFIX, index);
-}

@@ -19,7 +19,6 @@ int find_array_or_report(struct mqs_ctl *ctl, const char *arg,
 			 struct mqstripe_member_info **members, uint32_t *nr);
 void mqs_sleep_ms(unsigned int ms);
 const char *mqs_run_dir(void);
-void mqs_array_node(uint32_t index, char *buf, size_t len);
 int mqs_meta_lock(void);
 void mqs_meta_unlock(int fd);
 const char *array_state_name(uint32_t state);

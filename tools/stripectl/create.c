@@ -27,6 +27,7 @@
 #include <uuid.h>
 
 #include "common.h"
+#include "create.h"
 #include "devio.h"
 #include "errmsg.h"
 #include "member.h"

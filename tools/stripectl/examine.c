@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "devio.h"
+#include "examine.h"
 #include "opts.h"
 #include "output.h"
 #include "parse.h"
@@ -215,6 +216,32 @@ static void examine_json(const struct mqs_cand *c)
 	json_print(o);
 }
 
+/* A readable device without a superblock: people get the error alone. */
+static void examine_text_none(const struct mqs_cand *c)
+{
+	(void)c;
+}
+
+/*
+ * The two back-ends of examine, side by side: text for people, JSON for
+ * scripts.  show() prints a superblock, good or not (c->status says which);
+ * none() what a readable device without one gives, before its error.
+ */
+struct examine_ops {
+	void (*show)(const struct mqs_cand *c);
+	void (*none)(const struct mqs_cand *c);
+};
+
+static const struct examine_ops examine_text_ops = {
+	.show = examine_text,
+	.none = examine_text_none,
+};
+
+static const struct examine_ops examine_json_ops = {
+	.show = examine_json,
+	.none = examine_json,	/* readable, no superblock: still a document */
+};
+
 /* KEY=value for udev; values are UUIDs, numbers and [A-Za-z0-9._-]. */
 static void examine_export(const struct mqs_cand *c)
 {
@@ -236,6 +263,26 @@ static void examine_export(const struct mqs_cand *c)
 	printf("MQSTRIPE_LAYOUT=%" PRIu32 "\n", sb->layout);
 	printf("MQSTRIPE_EVENTS=%" PRIu64 "\n", sb->events);
 	printf("MQSTRIPE_STATE=%s\n", mqs_sb_state_name(sb->state));
+}
+
+/*
+ * examine --export: udev runs it for every disk, so a device without a
+ * superblock (or unreadable) prints nothing and exits 1 without a word.
+ */
+static int examine_udev(const char *path)
+{
+	struct mqs_cand c;
+	int rc = MQS_EXIT_FAIL;
+
+	mqs_cand_read(&c, path);
+	if (!c.read_err && c.status == MQS_SB_OK) {
+		examine_export(&c);
+		rc = MQS_EXIT_OK;
+	} else if (c.status != MQS_SB_NONE) {
+		mqs_error("%s: %s", c.path, c.why);
+	}
+	mqs_cand_free(&c);
+	return rc;
 }
 
 /*
@@ -311,6 +358,7 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 		  "with --scan: the ARRAY lines alone" },
 		{ 0 }
 	};
+	const struct examine_ops *ops;
 	struct mqs_cand c;
 	int first, rc;
 
@@ -336,19 +384,10 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 		mqs_error("examine: no MEMBER given (or --scan): see 'stripectl examine --help'");
 		return MQS_EXIT_USAGE;
 	}
+	if (export)
+		return examine_udev(argv[first]);
+	ops = json ? &examine_json_ops : &examine_text_ops;
 	mqs_cand_read(&c, argv[first]);
-	if (export) {
-		/* udev runs this for every disk: no noise for non-members */
-		rc = MQS_EXIT_FAIL;
-		if (!c.read_err && c.status == MQS_SB_OK) {
-			examine_export(&c);
-			rc = MQS_EXIT_OK;
-		} else if (c.status != MQS_SB_NONE) {
-			mqs_error("%s: %s", c.path, c.why);
-		}
-		mqs_cand_free(&c);
-		return rc;
-	}
 	if (c.read_err) {
 		if (c.read_err == ENOTBLK)
 			mqs_error("%s: not a block device", c.path);
@@ -361,16 +400,12 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 		return MQS_EXIT_FAIL;
 	}
 	if (c.status == MQS_SB_NONE) {
-		if (json)
-			examine_json(&c);
+		ops->none(&c);
 		mqs_error("%s: %s", c.path, c.why);
 		mqs_cand_free(&c);
 		return MQS_EXIT_FAIL;
 	}
-	if (json)
-		examine_json(&c);
-	else
-		examine_text(&c);
+	ops->show(&c);
 	rc = MQS_EXIT_OK;
 	if (c.status != MQS_SB_OK) {
 		mqs_error("%s: %s", c.path, c.why);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "list.h"
 #include "opts.h"
 #include "output.h"
 #include "parse.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "memberio.h"
+#include "parse.h"
 
 /* sysfs mqstripe/FILE of array @index, or NULL */
 static FILE *open_attr(uint32_t index, const char *file)
@@ -20,8 +21,7 @@ static FILE *open_attr(uint32_t index, const char *file)
 	FILE *f;
 	int fd;
 
-	snprintf(path, sizeof(path), "/sys/block/%s%u/mqstripe/%s",
-		 MQSTRIPE_DISK_PREFIX, index, file);
+	mqs_array_sysfs(index, file, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -90,12 +90,12 @@ int mqs_member_io_read(uint32_t index, struct mqs_member_io *io, uint32_t nr)
 	FILE *f;
 
 	memset(io, 0, nr * sizeof(*io));
-	f = open_attr(index, "io_stats");
+	f = open_attr(index, "mqstripe/io_stats");
 	if (!f)
 		return -ENOENT;
 	read_io_stats(f, io, nr);
 	fclose(f);
-	f = open_attr(index, "latency_hist");
+	f = open_attr(index, "mqstripe/latency_hist");
 	if (f) {
 		read_hist(f, io, nr);
 		fclose(f);

@@ -163,13 +163,13 @@ static const struct mon_known *mon_recall(const struct mon *m,
 	return NULL;
 }
 
-/* /sys/block/KNAME/mqstripe/ATTR, "" when unreadable. */
-static void read_attr(const char *kname, const char *attr, char *buf,
-		      size_t len)
+/* /sys/block/mqstripeN/mqstripe/ATTR of array @index, "" when unreadable. */
+static void read_attr(uint32_t index, const char *attr, char *buf, size_t len)
 {
-	char path[PATH_MAX];
+	char file[64], path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "/sys/block/%s/mqstripe/%s", kname, attr);
+	snprintf(file, sizeof(file), "mqstripe/%s", attr);
+	mqs_array_sysfs(index, file, path, sizeof(path));
 	if (mqs_sysfs_read(path, buf, len))
 		buf[0] = '\0';
 }
@@ -186,17 +186,17 @@ static void set_name(struct mqs_mon_event *ev, const char *name)
 
 /* The array's own fields, from sysfs. */
 static void array_event(struct mqs_mon_event *ev, const char *what,
-			const char *kname)
+			uint32_t index)
 {
 	char name[MQSTRIPE_NAME_LEN + 1];
 
 	*ev = (struct mqs_mon_event){ 0 };
 	snprintf(ev->event, sizeof(ev->event), "%s", what);
-	snprintf(ev->device, sizeof(ev->device), "/dev/%s", kname);
-	read_attr(kname, "name", name, sizeof(name));
+	mqs_array_node(index, ev->device, sizeof(ev->device));
+	read_attr(index, "name", name, sizeof(name));
 	set_name(ev, name);
-	read_attr(kname, "uuid", ev->uuid, sizeof(ev->uuid));
-	read_attr(kname, "state", ev->state, sizeof(ev->state));
+	read_attr(index, "uuid", ev->uuid, sizeof(ev->uuid));
+	read_attr(index, "state", ev->state, sizeof(ev->state));
 }
 
 /* The member's node from its device number, else the number itself. */
@@ -519,12 +519,12 @@ static void handle_uevent(struct mon *m, struct udev *udev,
 	if (!kname || !action || !mqs_parse_dev_index(kname, &index))
 		return;
 	if (!strcmp(action, "add")) {
-		array_event(&ev, "array_started", kname);
+		array_event(&ev, "array_started", index);
 		mon_remember(m, kname, ev.name, ev.uuid, false);
 		report(m, &ev);
 	} else if (!strcmp(action, "remove")) {
 		ev = (struct mqs_mon_event){ .event = "array_stopped" };
-		snprintf(ev.device, sizeof(ev.device), "/dev/%s", kname);
+		mqs_array_node(index, ev.device, sizeof(ev.device));
 		k = mon_recall(m, kname);
 		if (k) {
 			snprintf(ev.name, sizeof(ev.name), "%s", k->name);
@@ -534,7 +534,7 @@ static void handle_uevent(struct mon *m, struct udev *udev,
 		report(m, &ev);
 	} else if (!strcmp(action, "change") && *prop(d, "MQSTRIPE_EVENT")) {
 		ev = (struct mqs_mon_event){ 0 };
-		snprintf(ev.device, sizeof(ev.device), "/dev/%s", kname);
+		mqs_array_node(index, ev.device, sizeof(ev.device));
 		event_from_props(&ev, d);
 		if (ev.member[0])
 			member_node(udev, ev.member, ev.member_dev,
@@ -624,9 +624,8 @@ static int report_arrays(struct mon *m, struct udev *udev, bool test)
 			      MQSTRIPE_MAX_MEMBERS);
 		if (rc)		/* stopped meanwhile: its uevent tells */
 			continue;
-		snprintf(kname, sizeof(kname), MQSTRIPE_DISK_PREFIX "%u",
-			 indexes[i]);
-		snprintf(ev.device, sizeof(ev.device), "/dev/%s", kname);
+		mqs_array_kname(indexes[i], kname, sizeof(kname));
+		mqs_array_node(indexes[i], ev.device, sizeof(ev.device));
 		set_name(&ev, info.name);
 		mqs_format_uuid(info.uuid, ev.uuid);
 		mon_remember(m, kname, ev.name, ev.uuid, false);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "mqstripe.h"
+#include "stripectl.h"
 #include "superblock.h"
 
 /* What sendmail is run, unless $MQSTRIPE_SENDMAIL names another. */
@@ -48,5 +49,7 @@ struct mqs_mon_event {
 	char latency[16];
 	char median[16];
 };
+
+int cmd_monitor(const struct cmd *cmd, int argc, char **argv);
 
 #endif /* STRIPECTL_MONITOR_H */

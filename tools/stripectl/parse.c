@@ -222,6 +222,27 @@ bool mqs_parse_dev_index(const char *s, uint32_t *index)
 	return true;
 }
 
+/*
+ * The names of the array with index @index, spelled here alone (the parse
+ * above reads them back): "mqstripeN", the kernel's name; /dev/mqstripeN,
+ * its node; /sys/block/mqstripeN/@file, a file of its sysfs directory.
+ */
+void mqs_array_kname(uint32_t index, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%u", MQSTRIPE_DISK_PREFIX, index);
+}
+
+void mqs_array_node(uint32_t index, char *buf, size_t len)
+{
+	snprintf(buf, len, "/dev/%s%u", MQSTRIPE_DISK_PREFIX, index);
+}
+
+void mqs_array_sysfs(uint32_t index, const char *file, char *buf, size_t len)
+{
+	snprintf(buf, len, "/sys/block/%s%u/%s", MQSTRIPE_DISK_PREFIX, index,
+		 file);
+}
+
 int mqs_check_nr_members(uint64_t nr, char *err, size_t len)
 {
 	if (nr < MQSTRIPE_MIN_MEMBERS) {

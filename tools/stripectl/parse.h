@@ -33,6 +33,9 @@ int mqs_parse_uint(const char *s, uint64_t max, uint64_t *out,
 int mqs_parse_uuid(const char *s, uint8_t uuid[16], char *err, size_t len);
 void mqs_format_uuid(const uint8_t uuid[16], char out[37]);
 bool mqs_parse_dev_index(const char *s, uint32_t *index);
+void mqs_array_kname(uint32_t index, char *buf, size_t len);
+void mqs_array_node(uint32_t index, char *buf, size_t len);
+void mqs_array_sysfs(uint32_t index, const char *file, char *buf, size_t len);
 
 int mqs_check_nr_members(uint64_t nr, char *err, size_t len);
 int mqs_check_chunk(uint64_t chunk, char *err, size_t len);

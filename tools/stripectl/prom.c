@@ -21,6 +21,7 @@
 #include "common.h"
 #include "memberio.h"
 #include "parse.h"
+#include "prom.h"
 #include "stripectl.h"
 #include "sysfs.h"
 
@@ -144,7 +145,10 @@ static void header(const char *name, const char *type, const char *help)
 static void sample_start(const char *name, const struct prom_array *a,
 			 const struct mqstripe_member_info *m)
 {
-	printf("%s{array=\"%s%u\"", name, MQSTRIPE_DISK_PREFIX, a->index);
+	char kname[32];
+
+	mqs_array_kname(a->index, kname, sizeof(kname));
+	printf("%s{array=\"%s\"", name, kname);
 	if (m)
 		printf(",slot=\"%u\"", m->slot);
 }
@@ -351,8 +355,7 @@ static int print_all(const struct prom_array *arr, size_t n)
 		return MQS_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "/sys/block/%s%u/stat",
-			 MQSTRIPE_DISK_PREFIX, arr[i].index);
+		mqs_array_sysfs(arr[i].index, "stat", path, sizeof(path));
 		have[i] = read_stat(path, st[i]);
 	}
 	for (i = 0, d = n; i < n; i++) {

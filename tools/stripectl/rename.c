@@ -23,9 +23,11 @@
 #include <sys/sysmacros.h>
 
 #include "common.h"
+#include "create.h"
 #include "devio.h"
 #include "opts.h"
 #include "parse.h"
+#include "rename.h"
 #include "sbgroup.h"
 #include "sbwrite.h"
 #include "stripectl.h"

@@ -19,6 +19,8 @@
 #include "opts.h"
 #include "output.h"
 #include "parse.h"
+#include "prom.h"
+#include "status.h"
 #include "stripectl.h"
 #include "superblock.h"
 #include "sysfs.h"
@@ -49,6 +51,18 @@ static const struct {
 
 #define NR_QLIMITS ARRAY_SIZE(qlimits)
 
+/* What status shows of one array. */
+struct status_view {
+	uint32_t index;
+	const struct mqstripe_info *info;
+	const struct mqstripe_member_info *members;
+	const struct mqs_sb *sbs;	/* each member's, where @has_sb */
+	const bool *has_sb;
+	const struct mqs_member_io *io;
+	uint32_t nr;			/* entries of the four above */
+	const char *qdir;		/* /sys/block/mqstripeN/queue */
+};
+
 /*
  * The superblock of a running member, if it carries one of this array
  * (read without claiming it: the module holds it).
@@ -74,7 +88,6 @@ static bool member_sb(const struct mqstripe_member_info *m,
 	free(c);
 	return ok;
 }
-
 
 static void member_name(const struct mqstripe_member_info *m, char *buf,
 			size_t len)
@@ -142,11 +155,7 @@ static struct json_object *member_io_json(const struct mqs_member_io *io)
 	return o;
 }
 
-static void status_json(uint32_t index, const struct mqstripe_info *info,
-			const struct mqstripe_member_info *members,
-			const struct mqs_sb *sbs, const bool *has_sb,
-			const struct mqs_member_io *io, uint32_t nr,
-			const char *qdir)
+static int status_json(const struct status_view *v)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
@@ -155,30 +164,30 @@ static void status_json(uint32_t index, const struct mqstripe_info *info,
 	char path[64], uuid[37], name[PATH_MAX];
 	uint32_t i;
 
-	mqs_array_node(index, path, sizeof(path));
-	mqs_format_uuid(info->uuid, uuid);
+	mqs_array_node(v->index, path, sizeof(path));
+	mqs_format_uuid(v->info->uuid, uuid);
 	json_add(o, "device", json_object_new_string(path));
-	json_add(o, "index", json_u64(index));
-	json_add(o, "major", json_u64(info->major));
-	json_add(o, "minor", json_u64(info->minor));
-	json_add(o, "name", json_object_new_string(info->name));
+	json_add(o, "index", json_u64(v->index));
+	json_add(o, "major", json_u64(v->info->major));
+	json_add(o, "minor", json_u64(v->info->minor));
+	json_add(o, "name", json_object_new_string(v->info->name));
 	json_add(o, "uuid", json_object_new_string(uuid));
 	json_add(o, "state",
-		 json_object_new_string(array_state_name(info->state)));
+		 json_object_new_string(array_state_name(v->info->state)));
 	json_add(o, "read_only",
-		 json_object_new_boolean(mqs_array_readonly(index)));
-	json_add(o, "nr_members", json_u64(info->nr_members));
-	json_add(o, "chunk_bytes", json_u64(info->chunk_bytes));
+		 json_object_new_boolean(mqs_array_readonly(v->index)));
+	json_add(o, "nr_members", json_u64(v->info->nr_members));
+	json_add(o, "chunk_bytes", json_u64(v->info->chunk_bytes));
 	json_add(o, "stripe_width_bytes",
-		 json_u64(info->chunk_bytes * info->nr_members));
-	json_add(o, "data_offset_bytes", json_u64(info->data_offset_bytes));
-	json_add(o, "capacity_bytes", json_u64(info->capacity_bytes));
-	json_add(o, "member_data_bytes", json_u64(info->member_data_bytes));
-	json_add(o, "queue_depth", json_u64(info->queue_depth));
-	json_add(o, "nr_hw_queues", json_u64(info->nr_hw_queues));
+		 json_u64(v->info->chunk_bytes * v->info->nr_members));
+	json_add(o, "data_offset_bytes", json_u64(v->info->data_offset_bytes));
+	json_add(o, "capacity_bytes", json_u64(v->info->capacity_bytes));
+	json_add(o, "member_data_bytes", json_u64(v->info->member_data_bytes));
+	json_add(o, "queue_depth", json_u64(v->info->queue_depth));
+	json_add(o, "nr_hw_queues", json_u64(v->info->nr_hw_queues));
 
-	for (i = 0; i < nr; i++) {
-		const struct mqstripe_member_info *m = &members[i];
+	for (i = 0; i < v->nr; i++) {
+		const struct mqstripe_member_info *m = &v->members[i];
 		struct json_object *mo = json_object_new_object();
 
 		member_name(m, name, sizeof(name));
@@ -193,31 +202,32 @@ static void status_json(uint32_t index, const struct mqstripe_info *info,
 		json_add(mo, "read_errors", json_u64(m->read_errors));
 		json_add(mo, "write_errors", json_u64(m->write_errors));
 		json_add(mo, "flush_errors", json_u64(m->flush_errors));
-		if (has_sb[i])
-			mqs_format_uuid(sbs[i].member_uuid, uuid);
+		if (v->has_sb[i])
+			mqs_format_uuid(v->sbs[i].member_uuid, uuid);
 		json_add(mo, "member_uuid",
-			 has_sb[i] ? json_object_new_string(uuid) : NULL);
+			 v->has_sb[i] ? json_object_new_string(uuid) : NULL);
 		json_add(mo, "slow", json_object_new_boolean(
 			 !!(m->flags & MQSTRIPE_MEMBER_F_SLOW)));
-		json_add(mo, "io", member_io_json(&io[i]));
+		json_add(mo, "io", member_io_json(&v->io[i]));
 		json_object_array_add(arr, mo);
-		if (has_sb[i] && !sbo) {
+		if (v->has_sb[i] && !sbo) {
 			sbo = json_object_new_object();
 			json_add(sbo, "format_version",
-				 json_u64(sbs[i].version));
-			json_add(sbo, "events", json_u64(sbs[i].events));
+				 json_u64(v->sbs[i].version));
+			json_add(sbo, "events", json_u64(v->sbs[i].events));
 			json_add(sbo, "state", json_object_new_string(
-				 mqs_sb_state_name(sbs[i].state)));
-			json_add(sbo, "ctime", json_u64(sbs[i].ctime));
+				 mqs_sb_state_name(v->sbs[i].state)));
+			json_add(sbo, "ctime", json_u64(v->sbs[i].ctime));
 		}
 	}
 	json_add(o, "members", arr);
 	json_add(o, "superblock", sbo);
 
 	for (i = 0; i < NR_QLIMITS; i++)
-		json_add(ql, qlimits[i].key, qlimit_json(qdir, i));
+		json_add(ql, qlimits[i].key, qlimit_json(v->qdir, i));
 	json_add(o, "queue_limits", ql);
 	json_print(o);
+	return 0;
 }
 
 static void print_size_line(const char *label, uint64_t v)
@@ -294,11 +304,7 @@ static int io_text(const struct mqstripe_member_info *members,
 	return 0;
 }
 
-static int status_text(uint32_t index, const struct mqstripe_info *info,
-		       const struct mqstripe_member_info *members,
-		       const struct mqs_sb *sbs, const bool *has_sb,
-		       const struct mqs_member_io *io, uint32_t nr,
-		       const char *qdir)
+static int status_text(const struct status_view *v)
 {
 	static const char *const headers[] = {
 		"SLOT", "DEVICE", "SIZE", "STATE", "READ_ERRORS",
@@ -311,40 +317,40 @@ static int status_text(uint32_t index, const struct mqstripe_info *info,
 	struct table t;
 	uint32_t i;
 
-	mqs_array_node(index, path, sizeof(path));
-	mqs_format_uuid(info->uuid, uuid);
+	mqs_array_node(v->index, path, sizeof(path));
+	mqs_format_uuid(v->info->uuid, uuid);
 	printf("%s:\n", path);
-	printf("  %-18s%s\n", "name:", cell_or_dash(info->name));
+	printf("  %-18s%s\n", "name:", cell_or_dash(v->info->name));
 	printf("  %-18s%s\n", "uuid:", uuid);
-	printf("  %-18s%s\n", "state:", array_state_name(info->state));
-	if (mqs_array_readonly(index))
+	printf("  %-18s%s\n", "state:", array_state_name(v->info->state));
+	if (mqs_array_readonly(v->index))
 		printf("  %-18syes (assemble --readonly: nothing is written to the members)\n",
 		       "read-only:");
-	printf("  %-18s%u\n", "members:", info->nr_members);
-	print_size_line("chunk:", info->chunk_bytes);
+	printf("  %-18s%u\n", "members:", v->info->nr_members);
+	print_size_line("chunk:", v->info->chunk_bytes);
 	print_size_line("stripe width:",
-			info->chunk_bytes * info->nr_members);
-	print_size_line("data offset:", info->data_offset_bytes);
-	print_size_line("capacity:", info->capacity_bytes);
-	print_size_line("member data:", info->member_data_bytes);
-	printf("  %-18s%u\n", "queue depth:", info->queue_depth);
-	printf("  %-18s%u\n", "hw queues:", info->nr_hw_queues);
-	for (i = 0; i < nr && !has_sb[i]; i++)
+			v->info->chunk_bytes * v->info->nr_members);
+	print_size_line("data offset:", v->info->data_offset_bytes);
+	print_size_line("capacity:", v->info->capacity_bytes);
+	print_size_line("member data:", v->info->member_data_bytes);
+	printf("  %-18s%u\n", "queue depth:", v->info->queue_depth);
+	printf("  %-18s%u\n", "hw queues:", v->info->nr_hw_queues);
+	for (i = 0; i < v->nr && !v->has_sb[i]; i++)
 		;
-	if (i < nr)
+	if (i < v->nr)
 		printf("  %-18sformat %u, events %" PRIu64 ", %s\n",
-		       "superblock:", sbs[i].version, sbs[i].events,
-		       mqs_sb_state_name(sbs[i].state));
+		       "superblock:", v->sbs[i].version, v->sbs[i].events,
+		       mqs_sb_state_name(v->sbs[i].state));
 	else
 		printf("  %-18snone (not started by stripectl)\n",
 		       "superblock:");
 
-	if (table_init(&t, 8, headers, right, (int)nr)) {
+	if (table_init(&t, 8, headers, right, (int)v->nr)) {
 		mqs_error("out of memory");
 		return -ENOMEM;
 	}
-	for (i = 0; i < nr; i++) {
-		const struct mqstripe_member_info *m = &members[i];
+	for (i = 0; i < v->nr; i++) {
+		const struct mqstripe_member_info *m = &v->members[i];
 		int row = (int)i + 1;
 
 		member_name(m, path, sizeof(path));
@@ -359,25 +365,42 @@ static int status_text(uint32_t index, const struct mqstripe_info *info,
 		table_set(&t, row, 4, "%" PRIu64, (uint64_t)m->read_errors);
 		table_set(&t, row, 5, "%" PRIu64, (uint64_t)m->write_errors);
 		table_set(&t, row, 6, "%" PRIu64, (uint64_t)m->flush_errors);
-		if (has_sb[i])
-			mqs_format_uuid(sbs[i].member_uuid, uuid);
-		table_set(&t, row, 7, "%s", has_sb[i] ? uuid : "-");
+		if (v->has_sb[i])
+			mqs_format_uuid(v->sbs[i].member_uuid, uuid);
+		table_set(&t, row, 7, "%s", v->has_sb[i] ? uuid : "-");
 	}
 	printf("\n");
 	table_print(&t, 2);
 	table_free(&t);
-	if (io_text(members, io, nr))
+	if (io_text(v->members, v->io, v->nr))
 		return -ENOMEM;
 
-	printf("\n  queue limits (%s):\n", qdir);
+	printf("\n  queue limits (%s):\n", v->qdir);
 	for (i = 0; i < NR_QLIMITS; i++) {
-		snprintf(path, sizeof(path), "%s/%s", qdir, qlimits[i].attr);
+		snprintf(path, sizeof(path), "%s/%s", v->qdir, qlimits[i].attr);
 		if (mqs_sysfs_read(path, buf, sizeof(buf)))
 			snprintf(buf, sizeof(buf), "-");
 		printf("    %-24s%s\n", qlimits[i].attr, buf);
 	}
 	return 0;
 }
+
+/*
+ * The two back-ends of status, side by side: text for people, JSON for
+ * scripts; show() prints the array's view and returns 0 or -ENOMEM
+ * (message printed).
+ */
+struct status_ops {
+	int (*show)(const struct status_view *v);
+};
+
+static const struct status_ops status_text_ops = {
+	.show = status_text,
+};
+
+static const struct status_ops status_json_ops = {
+	.show = status_json,
+};
 
 int cmd_status(const struct cmd *cmd, int argc, char **argv)
 {
@@ -390,6 +413,8 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 		{ 0 }
 	};
 	struct mqstripe_member_info *members;
+	const struct status_ops *ops;
+	struct status_view view;
 	struct mqstripe_info info;
 	struct mqs_member_io *io;
 	struct mqs_sb *sbs;
@@ -408,6 +433,7 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 	}
 	if (prom)
 		return status_prometheus(first < argc ? argv[first] : NULL);
+	ops = json ? &status_json_ops : &status_text_ops;
 	if (first >= argc) {
 		mqs_error("status: no DEVICE given (only --prometheus goes without): see 'stripectl status --help'");
 		return MQS_EXIT_USAGE;
@@ -417,8 +443,7 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 	if (rc)
 		return rc;
 	mqs_ctl_close(&ctl);
-	snprintf(qdir, sizeof(qdir), "/sys/block/%s%u/queue",
-		 MQSTRIPE_DISK_PREFIX, index);
+	mqs_array_sysfs(index, "queue", qdir, sizeof(qdir));
 	sbs = calloc(nr ? nr : 1, sizeof(*sbs));
 	has_sb = calloc(nr ? nr : 1, sizeof(*has_sb));
 	io = calloc(nr ? nr : 1, sizeof(*io));
@@ -430,11 +455,11 @@ int cmd_status(const struct cmd *cmd, int argc, char **argv)
 	for (i = 0; i < nr; i++)
 		has_sb[i] = member_sb(&members[i], info.uuid, &sbs[i]);
 	mqs_member_io_read(index, io, nr);	/* none: left out */
-	if (json)
-		status_json(index, &info, members, sbs, has_sb, io, nr, qdir);
-	else
-		rc = status_text(index, &info, members, sbs, has_sb, io, nr,
-				 qdir);
+	view = (struct status_view){
+		.index = index, .info = &info, .members = members, .sbs = sbs,
+		.has_sb = has_sb, .io = io, .nr = nr, .qdir = qdir,
+	};
+	rc = ops->show(&view);
 out:
 	free(io);
 	free(sbs);

@@ -20,6 +20,7 @@
 #include "opts.h"
 #include "parse.h"
 #include "sbwrite.h"
+#include "stop.h"
 #include "stripectl.h"
 #include "superblock.h"
 #include "sysfs.h"
@@ -206,8 +207,7 @@ static int stop_scan(void)
 		for (i = 0; i < n; i++) {
 			if (idx[i] == UINT32_MAX)
 				continue;
-			snprintf(arg, sizeof(arg), "%s%u", MQSTRIPE_DISK_PREFIX,
-				 idx[i]);
+			mqs_array_kname(idx[i], arg, sizeof(arg));
 			rc = stop_one(arg, 0, false);
 			if (rc == -EBUSY)
 				continue;
@@ -222,7 +222,7 @@ static int stop_scan(void)
 	for (i = 0; i < n; i++) {
 		if (idx[i] == UINT32_MAX)
 			continue;
-		snprintf(arg, sizeof(arg), "%s%u", MQSTRIPE_DISK_PREFIX, idx[i]);
+		mqs_array_kname(idx[i], arg, sizeof(arg));
 		if (stop_one(arg, BUSY_RETRY_MS, true))
 			ret = MQS_EXIT_FAIL;
 	}

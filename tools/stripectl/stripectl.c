@@ -3,19 +3,30 @@
  * stripectl - manage mqstripe striped block devices (/dev/mqstripeN)
  *
  * The command table and the global options; each command lives in its own
- * file (create.c, stop.c, list.c, status.c), declares its options next to its
- * variables and prints through one-line errors (common.c).
+ * file (create.c, stop.c, list.c, status.c...) whose header (create.h...)
+ * declares its handler, declares its options next to its variables and
+ * prints through one-line errors (common.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "assemble.h"
+#include "clear.h"
 #include "common.h"
+#include "create.h"
 #include "errmsg.h"
+#include "examine.h"
+#include "list.h"
+#include "monitor.h"
 #include "opts.h"
 #include "parse.h"
+#include "rename.h"
+#include "status.h"
+#include "stop.h"
 #include "stripectl.h"
 #include "sysfs.h"
+#include "zero.h"
 
 static int cmd_help(const struct cmd *cmd, int argc, char **argv);
 

@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stripectl.c: the exit status, the command table's entry and each
- * command's handler (create.c, assemble.c, examine.c, zero.c, stop.c,
- * list.c, status.c, clear.c, monitor.c).
+ * stripectl.c: the exit status and the command table's entry; each
+ * command's handler, cmd_NAME(), is declared in the header of its file
+ * (create.h, assemble.h, examine.h, zero.h, stop.h, clear.h, monitor.h,
+ * rename.h, list.h, status.h).
  */
 #ifndef STRIPECTL_H
 #define STRIPECTL_H
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include "errmsg.h"
-#include "libmqs.h"
 
 /* Exit status, documented in "stripectl --help". */
 enum {
@@ -45,20 +39,5 @@ struct cmd {
 	int max_args;
 	const char *missing;
 };
-
-int cmd_create(const struct cmd *cmd, int argc, char **argv);
-int cmd_stop(const struct cmd *cmd, int argc, char **argv);
-int cmd_clear(const struct cmd *cmd, int argc, char **argv);
-int cmd_monitor(const struct cmd *cmd, int argc, char **argv);
-int cmd_rename(const struct cmd *cmd, int argc, char **argv);
-int check_name_unused(const char *what, const char *name,
-		      const struct mqs_create_req *req, const uint8_t *self,
-		      bool force);
-int cmd_list(const struct cmd *cmd, int argc, char **argv);
-int cmd_status(const struct cmd *cmd, int argc, char **argv);
-int status_prometheus(const char *arg);
-int cmd_assemble(const struct cmd *cmd, int argc, char **argv);
-int cmd_examine(const struct cmd *cmd, int argc, char **argv);
-int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv);
 
 #endif /* STRIPECTL_H */

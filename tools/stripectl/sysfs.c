@@ -64,8 +64,7 @@ bool mqs_array_readonly(uint32_t index)
 	char path[96];
 	uint64_t v;
 
-	snprintf(path, sizeof(path), "/sys/block/%s%u/mqstripe/readonly",
-		 MQSTRIPE_DISK_PREFIX, index);
+	mqs_array_sysfs(index, "mqstripe/readonly", path, sizeof(path));
 	return !mqs_sysfs_read_u64(path, &v) && v == 1;
 }
 

@@ -17,6 +17,7 @@
 #include "sbwrite.h"
 #include "stripectl.h"
 #include "superblock.h"
+#include "zero.h"
 
 /*
  * A device given twice would be erased once and then reported as having no
