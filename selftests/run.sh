@@ -3,10 +3,10 @@
 #
 # run.sh [--kernel K]... [--boots B,...] [-j N] [--timeout SEC] [--keep] [TEST...]
 #
-# Host side of the selftests: builds the C helpers and stripectl, boots
-# QEMU guests with tools/vm/run-vm.sh and runs run_guest.sh in them, on each
-# kernel asked for (default: 6.1 and 6.12; any --kernel value run-vm.sh
-# takes, e.g. debug).
+# Host side of the selftests: builds the C helpers (and stripectl for the
+# persistence tests), boots QEMU guests with tools/vm/run-vm.sh and runs
+# run_guest.sh in them, on each kernel asked for (default: 6.1 and 6.12;
+# any --kernel value run-vm.sh takes, e.g. debug).
 # Tests are grouped into as few boots as the drive configurations allow:
 #   main:  4 vCPUs, 4 NVMe (272M: mkfs.xfs sets sunit only from 1 GiB on;
 #          sparse), 512-byte blocks, 2 virtio-blk 512/4096
