@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Shared by the guest-side runners, run_guest.sh and persist/run_guest.sh
-# (after lib.sh): what is done after each test.  The runner keeps its
+# Sourced by the guest-side runner, run_guest.sh (after lib.sh): what is
+# done after each test.  The runner keeps its
 # counters npass, nfail, nskip and, per test, the array reasons (why the
 # test fails although it exited 0 or 4); these functions update them.
 

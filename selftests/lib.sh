@@ -658,6 +658,29 @@ wait_inflight() {
 # Run the pattern tool (pattern.py) with PYTHON.
 pattern() { "$PYTHON" -S "$MQS_DIR/pattern.py" "$@"; }
 
+# write_tree DIR SUMS DIRS FILES STEP ODD BIG [NAME=BYTES...]: a tree of
+# files of many sizes, random data: DIRS directories of FILES files (file
+# j of directory i of ((i * FILES + j) * STEP KiB + ODD * j + 1) bytes, one
+# of a third of that plus one in sub/), a file of BIG MiB and each file
+# NAME of BYTES; their checksums in SUMS.
+write_tree() {
+	local dir=$1 sums=$2 dirs=$3 files=$4 step=$5 odd=$6 big=$7 i j sz f
+	shift 7
+	for ((i = 0; i < dirs; i++)); do
+		mkdir -p "$dir/d$i/sub"
+		for ((j = 0; j < files; j++)); do
+			sz=$(((i * files + j) * step * 1024 + odd * j + 1))
+			head -c "$sz" /dev/urandom >"$dir/d$i/f$j"
+			head -c $((sz / 3 + 1)) /dev/urandom >"$dir/d$i/sub/g$j"
+		done
+	done
+	head -c $((big << 20)) /dev/urandom >"$dir/big"
+	for f in "$@"; do
+		head -c "${f#*=}" /dev/urandom >"$dir/${f%%=*}"
+	done
+	(cd "$dir" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$sums"
+}
+
 # import_checks PREFIX CMD...: run a checker that prints "ok N desc" /
 # "not ok N desc" lines (limits.py, mqs_ioctl) and count them as checks of
 # this test, with PREFIX before each description.

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [--kernel K]... [--boots B,...] [-j N] [--timeout SEC] [TEST...]
+# run.sh [--kernel K]... [--boots B,...] [-j N] [--timeout SEC] [--keep] [TEST...]
 #
-# Host side of the selftests: builds the C helper, boots QEMU guests with
-# tools/vm/run-vm.sh and runs run_guest.sh in them, on each kernel asked for
-# (default: 6.1 and 6.12; any --kernel value run-vm.sh takes, e.g. debug).
+# Host side of the selftests: builds the C helpers (and stripectl for the
+# persistence tests), boots QEMU guests with tools/vm/run-vm.sh and runs
+# run_guest.sh in them, on each kernel asked for (default: 6.1 and 6.12;
+# any --kernel value run-vm.sh takes, e.g. debug).
 # Tests are grouped into as few boots as the drive configurations allow:
 #   main:  4 vCPUs, 4 NVMe (272M: mkfs.xfs sets sunit only from 1 GiB on;
 #          sparse), 512-byte blocks, 2 virtio-blk 512/4096
@@ -14,26 +15,45 @@
 #          virtio-blk without
 #   hotrm: 4 vCPUs, 4 NVMe 96M, nvme_core.io_timeout=5
 #   pi:    4 vCPUs, 4 NVMe 48M, the first 3 with T10 PI (ms=8,mset=0,pi=1)
+# and the persistence boots (--boots persist; the tests of persist/), three
+# boots one after the other over the same NVMe images (6 of 320M: XFS
+# needs 300M; sparse, in a temporary directory per kernel), which share a
+# directory (MQS_PERSIST_DIR) for the first boot's records:
+#   persist-create: 2 vCPUs, fresh images 0..5, kept
+#   persist-reboot: 2 vCPUs, images 3,2,1,0,4,5 (every name now another
+#                   member), udev
+#   persist-lbs4k:  2 vCPUs, images 0..3 as namespaces of 4096-byte blocks
+# A boot over the images of an earlier one that left none is not run (its
+# tests fail).
 # A test runs in the main boot, or in the boots its header names in a
 # line "# mqs-boots: BOOT..." (test_03_limits: main lbs4k; test_31_poll:
 # poll; test_16_hot_remove: hotrm, it removes a drive; test_32_integrity:
-# pi), so a new test needs no edit here.
+# pi; each persistence test its boot), so a new test needs no edit here.
+# A header line "# mqs-needs: TEST..." names the tests whose records it
+# reads (persist/test_11_reboot: persist/test_01_create): asking for the
+# test runs them too, before it.
 # A test run in several boots counts once per kernel: failed if it failed
 # anywhere, passed if it passed somewhere, else skipped.
 # Prints each kernel's KTAP and ends with one line
 # "N passed, N failed, N skipped"; exit 1 on any failure.
 # Console logs: selftests/output/<kernel>/<boot>.log.
-#   --boots B,B only these boots (default: all), e.g. --boots main, or
-#               --boots lbs4k,poll,hotrm,pi (make check runs the two sets
-#               in its two lanes); a test counts only over the boots run
+#   --boots B,B only these boots (default: all but the persistence boots),
+#               e.g. --boots main, or --boots lbs4k,poll,hotrm,pi (make check
+#               runs the two sets in its two lanes); "persist" stands for
+#               the three persistence boots; a test counts only over the
+#               boots run
 #   -j N        run up to N guests at once (default 1; the host has few cores)
-#   --timeout   guest timeout per boot in seconds (default 3600 main, 600 lbs4k;
-#               on the debug kernel these and the per-test timeouts are
-#               multiplied by MQS_DEBUG_SLOWDOWN, default 3: KASAN, lockdep
-#               and kmemleak make everything several times slower)
+#   --timeout   guest timeout per boot in seconds (default 3600 main, 1200
+#               the persistence boots, 600 the others; on the debug kernel
+#               these and the per-test timeouts are multiplied by
+#               MQS_DEBUG_SLOWDOWN, default 3: KASAN, lockdep and kmemleak
+#               make everything several times slower)
 #   --env N=V   export N=V in the guests (e.g. STRIPECTL=..., MQS_TIMEOUT=...)
-#   TEST...     only these tests (test_05_fio_verify, test_05 or 05), run in
-#               this order within each boot
+#   --keep      keep the persistence boots' images and records (path printed)
+#   TEST...     only these tests (test_05_fio_verify, test_05 or 05;
+#               persist/test_11_reboot, persist/test_11 or persist/11), run
+#               in this order within each boot; naming a persistence test
+#               adds the persistence boots to the default ones
 
 set -u
 # The whole script is one compound command: bash parses it completely
@@ -50,6 +70,7 @@ boots_only=
 gtimeout=
 only=()
 envs=()
+keep=0
 usage() {
 	sed -n '3,/^$/s/^# \{0,1\}//p' "$0"
 	exit "$1"
@@ -62,6 +83,7 @@ while [ $# -gt 0 ]; do
 	-j) [ $# -ge 2 ] || usage 2; jobs=$2; shift 2 ;;
 	--timeout) [ $# -ge 2 ] || usage 2; gtimeout=$2; shift 2 ;;
 	--env) [ $# -ge 2 ] || usage 2; envs+=(--env "$2"); shift 2 ;;
+	--keep) keep=1; shift ;;
 	-h | --help) usage 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
 	*) only+=("$1"); shift ;;
@@ -72,7 +94,7 @@ done
 
 # The boots: name, run-vm options, time limit
 BOOTS=(main lbs4k poll hotrm pi)
-declare -A BOOT_OPTS BOOT_TESTS BOOT_TIMEOUT
+declare -A BOOT_OPTS BOOT_TESTS BOOT_TIMEOUT BOOT_NEEDS
 BOOT_OPTS[main]="--cpus 4 --mem 3072 --nvme 4 --nvme-size 272M --virtio-blk 2:64M:512:4096"
 # the main boot's own limit is only a backstop (each test has its
 # timeout, run_guest.sh): in CI beside the other lane it takes 1900-2300 s
@@ -85,42 +107,80 @@ BOOT_OPTS[hotrm]="--cpus 4 --mem 2048 --nvme 4 --nvme-size 96M --append nvme_cor
 BOOT_TIMEOUT[hotrm]=${gtimeout:-600}
 BOOT_OPTS[pi]="--cpus 4 --mem 1536 --nvme 4 --nvme-size 48M --nvme-ns-opts ms=8,mset=0,pi=1;ms=8,mset=0,pi=1;ms=8,mset=0,pi=1; --env MQS_PI_BOOT=1"
 BOOT_TIMEOUT[pi]=${gtimeout:-600}
+# The persistence boots run one after the other, in this order, in one
+# job per kernel, over the images and records of @WORK@, a directory of
+# that kernel's chain (BOOT_NEEDS: a file of an earlier boot without which
+# the boot is not run).  Not booted again after an int3 oops: a second
+# create boot would make fresh images, a second reboot boot would find
+# the array the first one changed.  Each test gets 600 s (test_04_cut, a
+# power cut after every superblock write of six commands, takes about
+# 320 s beside the other CI lanes, the others under 100 s).
+PERSIST_BOOTS=(persist-create persist-reboot persist-lbs4k)
+persist_opts="--cpus 2 --mem 2048 --share @WORK@/share --env MQS_PERSIST_DIR=@WORK@/share --env MQS_TIMEOUT=${MQS_TIMEOUT:-600}"
+BOOT_OPTS[persist-create]="$persist_opts --nvme 6 --nvme-size 320M --keep-images @WORK@/img"
+BOOT_OPTS[persist-reboot]="$persist_opts --udev --nvme-images @WORK@/img/nvme3.img,@WORK@/img/nvme2.img,@WORK@/img/nvme1.img,@WORK@/img/nvme0.img,@WORK@/img/nvme4.img,@WORK@/img/nvme5.img"
+BOOT_NEEDS[persist-reboot]=@WORK@/img/nvme5.img
+BOOT_OPTS[persist-lbs4k]="$persist_opts --nvme-lbs 4096 --nvme-images @WORK@/img/nvme0.img,@WORK@/img/nvme1.img,@WORK@/img/nvme2.img,@WORK@/img/nvme3.img"
+BOOT_NEEDS[persist-lbs4k]=@WORK@/img/nvme3.img
+for b in "${PERSIST_BOOTS[@]}"; do BOOT_TIMEOUT[$b]=${gtimeout:-1200}; done
+ALL_BOOTS=("${BOOTS[@]}" "${PERSIST_BOOTS[@]}")
+is_persist() { [[ " ${PERSIST_BOOTS[*]} " == *" $1 "* ]]; }
 
-# test_boots FILE: the boots the test's header names ("# mqs-boots:
-# BOOT..." in the comment block at the top), else main
-test_boots() {
+# test_header FILE KEY DEFAULT: the words of the test's header line
+# "# mqs-KEY: WORD..." (in the comment block at the top), else DEFAULT
+test_header() {
 	local line words
 	while IFS= read -r line; do
 		[[ $line == "#"* ]] || break
-		if [[ $line =~ ^#\ mqs-boots:(.*)$ ]]; then
+		if [[ $line =~ ^#\ mqs-$2:(.*)$ ]]; then
 			read -r -a words <<<"${BASH_REMATCH[1]}"
 			echo "${words[*]}"
 			return
 		fi
 	done <"$1"
-	echo main
+	echo "$3"
 }
-# All tests, and the tests of each boot
+# All tests (persistence tests as persist/test_NN_name), the tests of
+# each boot, and the tests each test needs
 ALL=()
-for b in "${BOOTS[@]}"; do BOOT_TESTS[$b]=; done
-for f in "$SELF"/test_[0-9][0-9]_*.sh; do
-	t=$(basename "$f" .sh)
+declare -A NEEDS
+for b in "${ALL_BOOTS[@]}"; do BOOT_TESTS[$b]=; done
+for f in "$SELF"/test_[0-9][0-9]_*.sh "$SELF"/persist/test_[0-9][0-9]_*.sh; do
+	[ -e "$f" ] || continue
+	t=${f#"$SELF"/}
+	t=${t%.sh}
 	ALL+=("$t")
-	read -r -a tb <<<"$(test_boots "$f")"
-	[ ${#tb[@]} -gt 0 ] || { echo "run.sh: $t.sh: its '# mqs-boots:' line names no boot: name one or more of ${BOOTS[*]}, or drop the line (main)" >&2; exit 2; }
+	NEEDS[$t]=$(test_header "$f" needs "")
+	read -r -a tb <<<"$(test_header "$f" boots main)"
+	[ ${#tb[@]} -gt 0 ] || { echo "run.sh: $t.sh: its '# mqs-boots:' line names no boot: name one or more of ${ALL_BOOTS[*]}, or drop the line (main)" >&2; exit 2; }
 	for b in "${tb[@]}"; do
-		[ -n "${BOOT_OPTS[$b]:-}" ] || { echo "run.sh: $t.sh: '# mqs-boots:' names no boot '$b': name one or more of ${BOOTS[*]}" >&2; exit 2; }
+		[ -n "${BOOT_OPTS[$b]:-}" ] || { echo "run.sh: $t.sh: '# mqs-boots:' names no boot '$b': name one or more of ${ALL_BOOTS[*]}" >&2; exit 2; }
 		BOOT_TESTS[$b]+="$t "
 	done
 done
 
-# is_arg TEST ARG: whether TEST (test_05_fio_verify) is what the TEST
-# argument ARG (test_05_fio_verify, test_05, 05, with or without .sh) names
+# is_arg TEST ARG: whether TEST (test_05_fio_verify,
+# persist/test_11_reboot) is what the TEST argument ARG (test_05_fio_verify,
+# test_05, 05, with or without .sh; persist/ before them) names
 is_arg() {
-	local o=${2%.sh}
+	local o=${2%.sh} dir=
+	[[ $o == */* ]] && dir=${o%/*}/ && o=${o##*/}
 	[[ $o =~ ^[0-9]+$ ]] && o=$(printf 'test_%02d' "$((10#$o))")
+	o=$dir$o
 	[[ $1 == "$o" || $1 == "$o"_* ]]
 }
+# the tests each argument needs (# mqs-needs:) go before it
+if [ ${#only[@]} -gt 0 ]; then
+	args=()
+	for o in "${only[@]}"; do
+		for t in "${ALL[@]}"; do
+			# shellcheck disable=SC2206	# a word list
+			is_arg "$t" "$o" && args+=(${NEEDS[$t]})
+		done
+		args+=("$o")
+	done
+	only=("${args[@]}")
+fi
 # the tests asked for
 selected() {
 	local o
@@ -132,10 +192,19 @@ selected() {
 }
 if [ -n "$boots_only" ]; then
 	IFS=', ' read -r -a want <<<"$boots_only"
+	BOOTS=()
 	for b in "${want[@]}"; do
-		[ -n "${BOOT_OPTS[$b]:-}" ] || { echo "run.sh: --boots: no boot '$b' (${BOOTS[*]})" >&2; exit 2; }
+		if [ "$b" = persist ]; then
+			BOOTS+=("${PERSIST_BOOTS[@]}")
+			continue
+		fi
+		[ -n "${BOOT_OPTS[$b]:-}" ] || { echo "run.sh: --boots: no boot '$b' (${ALL_BOOTS[*]}, persist)" >&2; exit 2; }
+		BOOTS+=("$b")
 	done
-	BOOTS=("${want[@]}")
+else
+	for o in "${only[@]}"; do
+		[[ $o == persist/* ]] && { BOOTS=("${ALL_BOOTS[@]}"); break; }
+	done
 fi
 # in_boots TEST: whether a boot run has TEST
 in_boots() {
@@ -149,10 +218,18 @@ TESTS=()
 for t in "${ALL[@]}"; do selected "$t" && in_boots "$t" && TESTS+=("$t"); done
 [ ${#TESTS[@]} -gt 0 ] || { echo "run.sh: no test matches: ${only[*]}" >&2; exit 2; }
 
-# the C helper (test_11) is built here, on the host
-if ! make -s -C "$SELF" all >/dev/null 2>"$OUT.make.err"; then
-	echo "# make -C selftests failed: $(head -c 500 "$OUT.make.err")"
-fi
+# the C helpers (test_11, persist/test_04_cut's shim) are built here, on
+# the host, and for the persistence tests stripectl
+mk=("$SELF all")
+for b in "${BOOTS[@]}"; do
+	is_persist "$b" && { mk+=("$REPO/tools/stripectl all"); break; }
+done
+for d in "${mk[@]}"; do
+	# shellcheck disable=SC2086	# directory and target
+	if ! make -s -C $d >/dev/null 2>"$OUT.make.err"; then
+		echo "# make -C ${d#"$REPO"/} failed: $(head -c 500 "$OUT.make.err")"
+	fi
+done
 rm -f "$OUT.make.err"
 
 # emulator_int3 LOG: whether the guest whose console is LOG died of an
@@ -175,10 +252,12 @@ emulator_int3() {
 		END { exit !(int3 && !ours) }'
 }
 
-# run_boot KERNEL BOOT: one guest (more after an emulator_int3 crash); its console goes to OUT/KERNEL/BOOT.log,
-# its result lines to stdout prefixed with the kernel and boot
+# run_boot KERNEL BOOT [WORK]: one guest (more after an emulator_int3
+# crash, but for a persistence boot), over the images and records of WORK
+# (@WORK@ in its options); its console goes to OUT/KERNEL/BOOT.log, its
+# result lines to stdout prefixed with the kernel and boot
 run_boot() {
-	local k=$1 b=$2 t tests=() log rc start
+	local k=$1 b=$2 work=${3:-} t tests=() log rc start
 	# in the order of the TEST arguments when given (make check runs the
 	# debug kernel's most valuable tests first), else in name order
 	local o
@@ -194,6 +273,14 @@ run_boot() {
 	[ ${#tests[@]} -gt 0 ] || return 0
 	mkdir -p "$OUT/$k"
 	log=$OUT/$k/$b.log
+	local opts=${BOOT_OPTS[$b]//@WORK@/$work} needs=${BOOT_NEEDS[$b]:-} retries=${MQS_INT3_RETRIES:-2}
+	if [ -n "$needs" ] && [ ! -e "${needs//@WORK@/$work}" ]; then
+		: >"$log"
+		echo "125 0" >"$OUT/$k/$b.status"
+		echo "# [$k/$b] not run: no ${needs//@WORK@\//} from an earlier boot"
+		return 0
+	fi
+	is_persist "$b" && retries=0
 	local scale=1 btimeout=${BOOT_TIMEOUT[$b]}
 	if [ "$k" = debug ]; then
 		scale=${MQS_DEBUG_SLOWDOWN:-3}
@@ -205,12 +292,12 @@ run_boot() {
 	while :; do
 		boots=$((boots + 1))
 		# shellcheck disable=SC2086	# BOOT_OPTS is a word list
-		(cd "$REPO" && "$RUNVM" --kernel "$k" ${BOOT_OPTS[$b]} --timeout "$btimeout" \
+		(cd "$REPO" && "$RUNVM" --kernel "$k" $opts --timeout "$btimeout" \
 			--env MQS_TIMEOUT_SCALE="$scale" "${envs[@]}" -- \
 			selftests/run_guest.sh "${tests[@]}") </dev/null >"$log.boot" 2>&1
 		rc=$?
 		cat "$log.boot" >>"$log"
-		[ "$boots" -le "${MQS_INT3_RETRIES:-2}" ] &&
+		[ "$boots" -le "$retries" ] &&
 			emulator_int3 "$log.boot" || break
 		# the tests the oops took: from the first one with no result
 		# (the guest died in it) or that the oops failed (it killed a
@@ -254,12 +341,35 @@ run_boot() {
 	fi
 }
 
+# run_persist KERNEL: the persistence boots run, one after the other, over
+# the images and records of a temporary directory
+run_persist() {
+	local k=$1 b work
+	work=$(mktemp -d "${TMPDIR:-/var/tmp}/mqs-persist.XXXXXX") || return
+	# shellcheck disable=SC2064	# this job's directory
+	[ $keep = 1 ] || trap "rm -rf '$work'" EXIT
+	mkdir -p "$work/share" "$work/img"
+	for b in "${BOOTS[@]}"; do
+		is_persist "$b" && run_boot "$k" "$b" "$work"
+	done
+	[ $keep = 0 ] || echo "# [$k] kept: $work"
+}
+
 start_all=$(date +%s)
 pids=()
 for k in "${kernels[@]}"; do
-	rm -rf "${OUT:?}/$k"
+	# only the boots run here: make check runs the persistence boots of a
+	# kernel while another lane runs its other boots
+	for b in "${BOOTS[@]}"; do rm -f "$OUT/$k/$b.log" "$OUT/$k/$b.status"; done
+	persist=0
 	for b in "${BOOTS[@]}"; do
-		run_boot "$k" "$b" &
+		if is_persist "$b"; then
+			[ $persist = 0 ] || continue
+			persist=1
+			run_persist "$k" &
+		else
+			run_boot "$k" "$b" &
+		fi
 		pids+=($!)
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 	done

@@ -4,8 +4,9 @@
 # run_guest.sh [TEST...] - run selftests inside a test guest
 #
 # Loads the module, runs the given tests (names like test_03_limits.sh,
-# test_03_limits or 03; default: all) in order and prints KTAP, one line per
-# test, each test's own output indented with "# ".  A test gets the
+# test_03_limits or 03, persist/test_11_reboot or persist/11; default: all
+# but persist/) in order and prints KTAP, one line per test, each test's
+# own output indented with "# ".  A test gets the
 # per-test timeout of ./settings (timeout=, kselftest style; MQS_TIMEOUT
 # overrides; times MQS_TIMEOUT_SCALE, which run.sh sets to 3 on the debug
 # kernel); a test that exceeds it is killed and fails.  After each test
@@ -41,11 +42,13 @@ if [ $# -eq 0 ]; then
 else
 	for a in "$@"; do
 		a=${a%.sh}
+		dir=
+		[[ $a == */* ]] && dir=${a%/*}/ && a=${a##*/}
 		[[ $a =~ ^[0-9]+$ ]] && a=$(printf 'test_%02d_' "$((10#$a))")
 		m=
-		for f in "$MQS_DIR"/test_[0-9][0-9]_*.sh; do
-			f=${f##*/}
-			if [[ $f == "$a".sh || $f == "$a"* ]]; then
+		for f in "$MQS_DIR/$dir"test_[0-9][0-9]_*.sh; do
+			f=$dir${f##*/}
+			if [[ $f == "$dir$a".sh || $f == "$dir$a"* ]]; then
 				m=$f
 				break
 			fi
@@ -110,7 +113,8 @@ if ! modmsg=$(mqs_load_module 2>&1); then
 fi
 
 
-# remove what a killed test may have left: mounts on arrays, arrays, dm
+# remove what a killed test may have left: mounts on arrays, arrays, dm,
+# loop devices, md arrays (persist/test_03_force makes one)
 leftovers() {
 	local what d
 	what=$(leftover_mounts_arrays '^/dev/mqstripe|^/dev/mapper/mqst-|mqs-tmpfs')
@@ -121,6 +125,11 @@ leftovers() {
 	for d in $(losetup -n -O NAME,BACK-FILE 2>/dev/null | awk '$2 ~ /^\/tmp\/mqs-/ { print $1 }'); do
 		what+="loop $d; "
 		losetup -d "$d"
+	done
+	for d in /sys/block/md[0-9]*; do
+		[ -e "$d" ] || continue
+		what+="md ${d##*/}; "
+		mdadm --stop "/dev/${d##*/}" >/dev/null 2>&1
 	done
 	echo "$what"
 }
@@ -222,7 +231,7 @@ for t in "${tests[@]}"; do
 	log=$(mktemp /tmp/mqs-log.XXXXXX)
 	awk -v lf="$log" '{ print "# " $0; fflush(); print > lf; fflush(lf) }' <"$fifo" &
 	sedpid=$!
-	MQS_TEST=${t%.sh} setsid bash "$MQS_DIR/$t" >"$fifo" 2>&1 </dev/null &
+	MQS_TEST=$(basename "$t" .sh) setsid bash "$MQS_DIR/$t" >"$fifo" 2>&1 </dev/null &
 	tpid=$!
 	rc=
 	timed_out=0

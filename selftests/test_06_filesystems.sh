@@ -19,22 +19,6 @@ CHUNK=65536
 N=${#M[@]}
 MNT=$MQS_TMP/mnt
 
-# A tree of files of many sizes (some larger than a stripe), random data.
-write_tree() {
-	local dir=$1 i j sz
-	for i in 0 1 2 3; do
-		mkdir -p "$dir/d$i/sub"
-		for j in 0 1 2 3 4 5; do
-			sz=$(((i * 6 + j) * 37 * 1024 + 513 * j + 1))
-			head -c "$sz" /dev/urandom >"$dir/d$i/f$j"
-			head -c $((sz / 3 + 1)) /dev/urandom >"$dir/d$i/sub/g$j"
-		done
-	done
-	head -c $((3 << 20)) /dev/urandom >"$dir/big"
-	head -c $((CHUNK * N + 4097)) /dev/urandom >"$dir/stripe-plus"
-	(cd "$dir" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$MQS_TMP/sums"
-}
-
 # fs_cycle FS: mkfs, geometry check, write, stop, create again, verify
 fs_cycle() {
 	local fs=$1 bs
@@ -65,7 +49,8 @@ fs_cycle() {
 			"$(sed -n 's/^RAID stripe width: *//p' <<<"$d")"
 	fi
 	mqs_mount "$MQS_DEV" "$MNT" || { fail "$fs: mount"; return; }
-	write_tree "$MNT"
+	# files of many sizes, some larger than a stripe
+	write_tree "$MNT" "$MQS_TMP/sums" 4 6 37 513 3 "stripe-plus=$((CHUNK * N + 4097))"
 	sync
 	check_cmd "$fs: checksums right before umount" bash -c "cd '$MNT' && sha256sum --quiet -c '$MQS_TMP/sums'"
 	check_cmd "$fs: umount" umount "$MNT"

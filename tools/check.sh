@@ -214,7 +214,7 @@ for k in $debian_kernels; do
 		;;
 	esac
 	lane B "persistence tests on $k" "persistence tests on kernel $k (QEMU guests)" \
-		bash selftests/persist/run.sh --kernel "$k"
+		bash selftests/run.sh --kernel "$k" --boots persist
 done
 # a real boot (systemd, the image's own initramfs, the package installed)
 # on 6.12: after the package tests, whose .deb it installs in the image
@@ -229,7 +229,7 @@ if [ "$debug_kernel" = 1 ]; then
 	case " $debug_suites " in
 	*" persist "*)
 		lane B "persistence tests on debug" "persistence tests on kernel $what (QEMU guests)" \
-			bash selftests/persist/run.sh --kernel debug
+			bash selftests/run.sh --kernel debug --boots persist
 		;;
 	*) echo "== persistence tests on kernel $what: not run (CHECK_DEBUG_SUITES=\"$debug_suites\"; the Debian kernels run it)" ;;
 	esac

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: persist-create
 #
 # First boot of the reboot test: create an array over the
 # first four NVMe namespaces, mkfs.xfs, write files, rename the array
@@ -11,8 +12,8 @@
 # started; a rename that disturbs IO or does not reach every superblock;
 # stop not marking them clean.
 
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../lib_persist.sh
+. "$(dirname "$0")/../lib_persist.sh"
 persist_init
 mqs_require_cmd mkfs.xfs sha256sum
 
@@ -45,7 +46,8 @@ done
 mkfs.xfs -f -q "$MQS_DEV" >"$MQS_TMP/mkfs.out" 2>&1 ||
 	mqs_die "mkfs.xfs $MQS_DEV" "$(cat "$MQS_TMP/mkfs.out")"
 mqs_mount "$MQS_DEV" "$MQS_TMP/mnt" || mqs_die "mount $MQS_DEV"
-write_tree "$MQS_TMP/mnt" "$MQS_TMP/sums"
+# files of many sizes, some larger than a stripe
+write_tree "$MQS_TMP/mnt" "$MQS_TMP/sums" 3 5 53 511 5
 sync
 # a rename of the mounted array, with a write going on meanwhile
 dd if=/dev/urandom of="$MQS_TMP/mnt/during-rename" bs=1M count=8 oflag=direct status=none &

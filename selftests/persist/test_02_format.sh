@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: persist-create
 #
 # The on-disk format document matches the bytes: create an
 # array with known parameters, read every member's superblock (both
@@ -12,8 +13,8 @@
 # checksum computed otherwise, the member table out of step, events,
 # generation or state not updated, a copy not written.
 
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../lib_persist.sh
+. "$(dirname "$0")/../lib_persist.sh"
 persist_init
 
 mapfile -t NV < <(nvme_disks_by_pci)

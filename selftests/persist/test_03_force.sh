@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: persist-create
 #
 # create on members that carry something: XFS, ext4, a GPT
 # partition table (with a partition the kernel knows), an md superblock,
@@ -12,8 +13,8 @@
 # (and udev/blkid later mistaking the member for a filesystem), the
 # kernel's stale partitions, writes to a member in use.
 
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../lib_persist.sh
+. "$(dirname "$0")/../lib_persist.sh"
 persist_init
 mqs_require_cmd mkfs.xfs mkfs.ext4 mdadm blkid wipefs
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: persist-create
 #
 # A power cut after every superblock write (each copy of format 2 is a
 # write of its own) of create, stop, assemble (also one that grows the
@@ -21,8 +22,8 @@
 # or needing --force), an array started on a half-written set, data of the
 # array lost by an update, a superblock write not made durable.
 
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../lib_persist.sh
+. "$(dirname "$0")/../lib_persist.sh"
 persist_init
 mqs_require_cmd dmsetup
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: persist-create
 #
 # assemble --readonly: the array starts read-only and nothing reaches the
 # members' media: no superblock update at assemble or stop, no write or
@@ -12,8 +13,8 @@
 # marks the superblocks active, writes or flushes forwarded to members,
 # a read-only array turned read-write by blockdev --setrw.
 
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../lib_persist.sh
+. "$(dirname "$0")/../lib_persist.sh"
 persist_init
 
 mapfile -t NV < <(nvme_disks_by_pci)

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: persist-reboot
+# mqs-needs: persist/test_01_create
 #
 # Second boot of the reboot test: the images of the first
 # boot are attached in reverse order, so every device name now points at
@@ -9,8 +11,8 @@
 # Catches: assembly by device name or argument order (which would corrupt
 # every filesystem on the array), lost data, events not bumped.
 
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../lib_persist.sh
+. "$(dirname "$0")/../lib_persist.sh"
 persist_init
 read_record
 mqs_require_cmd sha256sum

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: persist-reboot
+# mqs-needs: persist/test_01_create
 #
 # Incremental assembly: "stripectl assemble --incremental"
 # for the members one by one in random order; the array starts exactly
@@ -8,8 +10,8 @@
 # Catches: starting early with a member missing, never starting, starting
 # twice, records that outlive the array and restart it later.
 
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../lib_persist.sh
+. "$(dirname "$0")/../lib_persist.sh"
 persist_init
 read_record
 

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: persist-reboot
+# mqs-needs: persist/test_01_create
 #
 # Every refusal of assemble, each with its own message,
 # naming the device, slot or member UUID, exit 1, nothing started, the
@@ -12,8 +14,8 @@
 # Catches: arrays started with a hole or a copy in them, a damaged
 # superblock believed, a newer format misread.
 
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../lib_persist.sh
+. "$(dirname "$0")/../lib_persist.sh"
 persist_init
 read_record
 

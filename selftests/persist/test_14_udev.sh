@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: persist-reboot
+# mqs-needs: persist/test_01_create
 #
 # The udev rule: installed in the guest's udevd, an "add"
 # event for each member (in random order) imports "stripectl examine
@@ -22,8 +24,8 @@
 # mounted at boot), an array restarted by the events of its own stop, an
 # array started on a multipath path (the map could then never form).
 
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../lib_persist.sh
+. "$(dirname "$0")/../lib_persist.sh"
 persist_init
 read_record
 pidof systemd-udevd >/dev/null 2>&1 || mqs_skip "no udevd in this guest (run-vm.sh --udev)"

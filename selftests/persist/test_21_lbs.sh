@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-boots: persist-lbs4k
+# mqs-needs: persist/test_01_create
 #
 # A member whose logical block size changed: the
 # images made with 512-byte blocks are attached as namespaces of 4096-byte
@@ -11,8 +13,8 @@
 # filesystem made for another, or one refused although its layout still
 # fits.
 
-# shellcheck source=common.sh
-. "$(dirname "$0")/common.sh"
+# shellcheck source=SCRIPTDIR/../lib_persist.sh
+. "$(dirname "$0")/../lib_persist.sh"
 persist_init
 read_record
 

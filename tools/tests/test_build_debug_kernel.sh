@@ -15,19 +15,8 @@ SCRIPT=$TOP/tools/vm/build-debug-kernel.sh
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
 
-n=0
-fail=0
-check() {
-	local desc=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n $desc"
-	else
-		echo "not ok $n $desc"
-		fail=$((fail + 1))
-	fi
-}
+# shellcheck source=SCRIPTDIR/check_lib.sh
+. "$TOP/tools/tests/check_lib.sh"
 
 # the stand-in source: every step appends its name to $STEPS
 src=$TMP/src/linux-source-6.12
@@ -132,5 +121,4 @@ MQS_KSRC_TARBALL=$TMP/none.tar.xz "$SCRIPT" --force "$TMP/out2" >"$TMP/log8" 2>&
 check "missing source tarball: exit 1" [ $? = 1 ]
 check "missing source tarball: says how to get it" grep -q 'apt-get install linux-source-6.12' "$TMP/log8"
 
-echo "1..$n"
-[ "$fail" = 0 ]
+ktap_done

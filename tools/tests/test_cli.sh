@@ -16,30 +16,10 @@ if [ ! -x "$STRIPECTL" ]; then
 	exit 1
 fi
 
-n=0
-fail=0
-nskip=0
+# shellcheck source=SCRIPTDIR/check_lib.sh
+. "$(dirname "$0")/check_lib.sh"
 TMP=$(mktemp -d) || exit 1
 trap 'rm -rf "$TMP"' EXIT
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n $*"
-}
-
-not_ok() {
-	n=$((n + 1))
-	fail=$((fail + 1))
-	echo "not ok $n $*"
-}
-
-skip() {
-	local why=$1
-	shift
-	n=$((n + 1))
-	nskip=$((nskip + 1))
-	echo "ok $n $* # SKIP $why"
-}
 
 run() {
 	"$STRIPECTL" "$@" >"$TMP/out" 2>"$TMP/err"
@@ -336,6 +316,4 @@ else
 	not_ok "--version prints 'stripectl $version' (dkms.conf), got '$first'"
 fi
 
-echo "1..$n"
-echo "# totals: pass:$((n - fail - nskip)) fail:$fail skip:$nskip"
-[ "$fail" -eq 0 ]
+ktap_done

@@ -20,34 +20,15 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 STRIPECTL=${1:-$TOP/tools/stripectl/stripectl}
 FAKE=${2:-$TOP/tools/tests/fake_mqstripe.so}
 
-n=0
-fail=0
-nskip=0
-
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $*"; }
-skip() {
-	local why=$1
-	shift
-	n=$((n + 1))
-	nskip=$((nskip + 1))
-	echo "ok $n $* # SKIP $why"
-}
-check() {	# check DESC COMMAND...: passes if COMMAND succeeds
-	local desc=$1
-	shift
-	if "$@"; then
-		ok "$desc"
-	else
-		not_ok "$desc"
-		sed 's/^/# stdout: /' "$TMP/out"
-		sed 's/^/# stderr: /' "$TMP/err"
-	fi
+# shellcheck source=SCRIPTDIR/check_lib.sh
+. "$TOP/tools/tests/check_lib.sh"
+# a failed check shows what stripectl printed
+check_failed() {
+	sed 's/^/# stdout: /' "$TMP/out"
+	sed 's/^/# stderr: /' "$TMP/err"
 }
 finish() {
-	echo "1..$n"
-	echo "# totals: pass:$((n - fail - nskip)) fail:$fail skip:$nskip"
-	[ "$fail" -eq 0 ]
+	ktap_done
 	exit
 }
 

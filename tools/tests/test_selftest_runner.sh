@@ -19,7 +19,14 @@
 #  - a test runs in the boots its header names ("# mqs-boots: BOOT..."),
 #    else in main; a name that is no boot stops run.sh before any guest
 #    boots, with a message naming the test (on a copy of run.sh beside
-#    made-up tests), and the tests of boots of their own keep them.
+#    made-up tests), and the tests of boots of their own keep them;
+#  - the persistence tests (persist/) run only with --boots persist or when
+#    named: three boots one after the other, the later ones over the first
+#    one's images (in the order each needs, with udev, with 4096-byte
+#    blocks) and its shared records, which are removed afterwards; a boot
+#    whose images an earlier one did not leave is not booted and its tests
+#    fail; no persistence boot is booted again after an int3 oops; naming
+#    a test runs the tests its "# mqs-needs:" line names first.
 # Prints KTAP.
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,10 +43,19 @@ trap 'rm -rf "$TMP" "$TOP/selftests/output/$K"' EXIT
 # oops in __schedule; int3-ours: with an mqstripe frame; panic: a NULL
 # pointer oops) makes the first boot die during its second test;
 # FAKE_CRASH=int3-task makes the int3 oops kill a task of the second test
-# instead: the guest fails it and does not run the later ones.
+# instead: the guest fails it and does not run the later ones.  Its
+# run-vm options go to $FAKE_ARGS.opts, one line per boot; with
+# --keep-images DIR it makes the six images there, unless FAKE_NO_IMAGES=1.
 cat >"$TMP/runvm" <<'EOF'
 #!/bin/bash
-while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
+opts=()
+while [ $# -gt 0 ] && [ "$1" != -- ]; do
+	[ "$1" = --keep-images ] && [ "${FAKE_NO_IMAGES:-0}" = 0 ] &&
+		for n in 0 1 2 3 4 5; do : >"$2/nvme$n.img"; done
+	opts+=("$1")
+	shift
+done
+echo "${opts[*]}" >>"$FAKE_ARGS.opts"
 shift 2	# -- selftests/run_guest.sh
 echo "$*" >>"$FAKE_ARGS"
 echo "TAP version 13"
@@ -94,13 +110,14 @@ chmod +x "$TMP/runvm"
 runner() {
 	local r=$1 l=$2
 	shift 2
-	rm -f "$TMP/args" "$TMP/args.booted"
-	FAKE_RESULT=$r FAKE_LEAK=$l FAKE_ARGS=$TMP/args MQS_RUNVM=$TMP/runvm \
+	rm -f "$TMP/args" "$TMP/args.booted" "$TMP/args.opts"
+	TMPDIR=$TMP/work FAKE_RESULT=$r FAKE_LEAK=$l FAKE_ARGS=$TMP/args MQS_RUNVM=$TMP/runvm \
 		bash "$TOP/selftests/run.sh" --kernel "$K" "$@" >"$TMP/out" 2>&1
 }
 
 echo "TAP version 13"
-echo "1..24"
+echo "1..38"
+mkdir -p "$TMP/work"
 
 runner pass 0 05 01 21
 rc=$?
@@ -120,8 +137,8 @@ check "a leak found by the kmemleak scan: the summary counts 1 failure" \
 
 runner skip-budget 0 01 05
 rc=$?
-check "tests skipped for the time budget: exit 0, both counted skipped" \
-	[ $rc -eq 0 ] && grep -qx '1 passed, 0 failed, 2 skipped' "$TMP/out"
+[ $rc -eq 0 ] && grep -qx '1 passed, 0 failed, 2 skipped' "$TMP/out"
+check "tests skipped for the time budget: exit 0, both counted skipped" [ $? = 0 ]
 
 runner none 0 01
 rc=$?
@@ -131,8 +148,8 @@ check "a test with no result line: not ok, 'no result from boot main'" \
 
 FAKE_CRASH=int3 runner pass 0 01 05 08 21
 rc=$?
-check "an int3 oops outside mqstripe in the second test: exit 0, all 4 passed" \
-	[ $rc -eq 0 ] && grep -qx '5 passed, 0 failed, 0 skipped' "$TMP/out"
+[ $rc -eq 0 ] && grep -qx '5 passed, 0 failed, 0 skipped' "$TMP/out"
+check "an int3 oops outside mqstripe in the second test: exit 0, all 4 passed" [ $? = 0 ]
 check "... booted again for the 3 tests without a result, the crashed one first" \
 	grep -qx 'test_05_fio_verify.sh test_08_flush_fua.sh test_21_failslab.sh' <(sed -n 2p "$TMP/args")
 check "... and says so, with the oops" \
@@ -140,29 +157,74 @@ check "... and says so, with the oops" \
 
 FAKE_CRASH=int3-task runner pass 0 01 05 08
 rc=$?
-check "an int3 oops outside mqstripe that killed a task of the second test: exit 0, all 3 passed" \
-	[ $rc -eq 0 ] && grep -qx '4 passed, 0 failed, 0 skipped' "$TMP/out"
+[ $rc -eq 0 ] && grep -qx '4 passed, 0 failed, 0 skipped' "$TMP/out"
+check "an int3 oops outside mqstripe that killed a task of the second test: exit 0, all 3 passed" [ $? = 0 ]
 check "... booted again for the test it failed and the one it left unrun" \
 	grep -qx 'test_05_fio_verify.sh test_08_flush_fua.sh' <(sed -n 2p "$TMP/args")
 
 FAKE_CRASH=int3-ours runner pass 0 01 05 08
 rc=$?
-check "an int3 oops with an mqstripe frame: not booted again, exit 1" \
-	[ $rc -eq 1 ] && [ "$(wc -l <"$TMP/args")" -eq 1 ]
+[ $rc -eq 1 ] && [ "$(wc -l <"$TMP/args")" -eq 1 ]
+check "an int3 oops with an mqstripe frame: not booted again, exit 1" [ $? = 0 ]
 check "... the crashed and the later tests fail" \
 	grep -qx '1 passed, 2 failed, 0 skipped' "$TMP/out"
 
 FAKE_CRASH=panic runner pass 0 01 05
 rc=$?
-check "another crash (NULL pointer in mqstripe): not booted again, exit 1" \
-	[ $rc -eq 1 ] && [ "$(wc -l <"$TMP/args")" -eq 1 ] &&
+[ $rc -eq 1 ] && [ "$(wc -l <"$TMP/args")" -eq 1 ] &&
 	grep -qE "^not ok [0-9]+ $K: test_05_fio_verify # no result from boot main \(guest exit 125" "$TMP/out"
+check "another crash (NULL pointer in mqstripe): not booted again, exit 1" [ $? = 0 ]
 
 # the boots of the real tests that do not run (only) in main
 runner pass 0 03 16 31 32
 check "the boots named in the tests' headers: 03 in main and lbs4k, 31 in poll, 16 in hotrm, 32 in pi" \
 	cmp -s <(printf '%s\n' test_03_limits.sh test_03_limits.sh test_31_poll.sh \
 		test_16_hot_remove.sh test_32_integrity.sh) "$TMP/args"
+
+# the persistence boots
+P_CREATE="persist/test_01_create.sh persist/test_02_format.sh persist/test_03_force.sh persist/test_04_cut.sh persist/test_05_readonly.sh"
+P_REBOOT="persist/test_11_reboot.sh persist/test_12_incremental.sh persist/test_13_refusals.sh persist/test_14_udev.sh"
+runner pass 0 --boots persist
+rc=$?
+[ $rc -eq 0 ] && grep -qx '13 passed, 0 failed, 0 skipped' "$TMP/out" &&
+	grep -qE "^ok [0-9]+ $K: persist/test_14_udev$" "$TMP/out"
+check "--boots persist: exit 0, the 10 persistence tests and each boot's kmemleak scan passed" [ $? = 0 ]
+check "... three boots: create, reboot and lbs4k, each with its tests, nothing else" \
+	cmp -s <(printf '%s\n' "$P_CREATE" "$P_REBOOT" persist/test_21_lbs.sh) "$TMP/args"
+# the boots' work directory: where the create boot keeps its images
+W=$(sed -n '1s/.*--keep-images \([^ ]*\)\/img.*/\1/p' "$TMP/args.opts")
+[ -n "$W" ] && sed -n 1p "$TMP/args.opts" | grep -q -- "--nvme 6 --nvme-size 320M --keep-images $W/img" &&
+	sed -n 1p "$TMP/args.opts" | grep -q -- "--share $W/share --env MQS_PERSIST_DIR=$W/share"
+check "... the create boot: 6 fresh images of 320M kept in a work directory, which it shares as MQS_PERSIST_DIR" [ $? = 0 ]
+sed -n 2p "$TMP/args.opts" | grep -q -- "--share $W/share --env MQS_PERSIST_DIR=$W/share.* --udev --nvme-images $W/img/nvme3.img,$W/img/nvme2.img,$W/img/nvme1.img,$W/img/nvme0.img,$W/img/nvme4.img,$W/img/nvme5.img"
+check "... the reboot boot: its images 3,2,1,0,4,5, udev, the same share" [ $? = 0 ]
+sed -n 3p "$TMP/args.opts" | grep -q -- "--share $W/share --env MQS_PERSIST_DIR=$W/share.* --nvme-lbs 4096 --nvme-images $W/img/nvme0.img,$W/img/nvme1.img,$W/img/nvme2.img,$W/img/nvme3.img\( \|$\)"
+check "... the lbs4k boot: images 0..3 with 4096-byte blocks, the same share" [ $? = 0 ]
+check "... the work directory is removed after the run" [ ! -e "$W" ]
+
+runner pass 0 01 05
+grep -qx 'test_01_load.sh test_05_fio_verify.sh' "$TMP/args" && [ "$(wc -l <"$TMP/args")" -eq 1 ]
+check "without --boots and no persistence test named: no persistence boot" [ $? = 0 ]
+
+runner pass 0 persist/11 persist/test_21
+rc=$?
+[ $rc -eq 0 ] && cmp -s <(printf '%s\n' persist/test_01_create.sh persist/test_11_reboot.sh persist/test_21_lbs.sh) "$TMP/args"
+check "persist/11 persist/test_21: test_01_create (their '# mqs-needs:') first, in the create boot" [ $? = 0 ]
+check "... three results (and three kmemleak scans)" grep -qx '6 passed, 0 failed, 0 skipped' "$TMP/out"
+
+FAKE_NO_IMAGES=1 runner pass 0 --boots persist
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$TMP/args")" -eq 1 ]
+check "a create boot that left no images: exit 1, the later boots not booted" [ $? = 0 ]
+grep -qx '6 passed, 5 failed, 0 skipped' "$TMP/out" &&
+	grep -qE "^not ok [0-9]+ $K: persist/test_11_reboot # no result from boot persist-reboot \(guest exit 125" "$TMP/out"
+check "... their 5 tests fail: no result (the create boot's 5 and its kmemleak scan passed)" [ $? = 0 ]
+
+FAKE_CRASH=int3 runner pass 0 --boots persist
+rc=$?
+[ $rc -eq 1 ] && cmp -s <(printf '%s\n' "$P_CREATE" "$P_REBOOT" persist/test_21_lbs.sh) "$TMP/args" &&
+	grep -qx '8 passed, 4 failed, 0 skipped' "$TMP/out"
+check "an int3 oops outside mqstripe in the create boot: that boot is not booted again, its tests from the crashed one fail" [ $? = 0 ]
 
 # made-up tests beside a copy of run.sh: TREE/selftests/NAME.sh with the
 # header line HEAD and the body line BODY
@@ -176,11 +238,11 @@ fake_test test_01_plain "# a test with no boot line"
 fake_test test_02_poll "# mqs-boots: poll"
 fake_test test_03_two "# mqs-boots:   main lbs4k "
 fake_test test_04_body "# its boot line is not in the header" "# mqs-boots: pi"
-# tree_runner: the copy of run.sh on every made-up test; output in $TMP/out
+# tree_runner [ARG...]: the copy of run.sh on the made-up tests; output in $TMP/out
 tree_runner() {
 	rm -f "$TMP/args"
-	FAKE_RESULT=pass FAKE_LEAK=0 FAKE_ARGS=$TMP/args MQS_RUNVM=$TMP/runvm \
-		bash "$TREE/run.sh" --kernel "$K" >"$TMP/out" 2>&1
+	TMPDIR=$TMP/work FAKE_RESULT=pass FAKE_LEAK=0 FAKE_ARGS=$TMP/args MQS_RUNVM=$TMP/runvm \
+		bash "$TREE/run.sh" --kernel "$K" "$@" >"$TMP/out" 2>&1
 }
 tree_runner
 rc=$?
@@ -190,20 +252,32 @@ check "... main boots the tests without one and those naming it, lbs4k and poll 
 		test_03_two.sh test_02_poll.sh) "$TMP/args"
 check "... a test in two boots is one result" \
 	grep -qE "^ok [0-9]+ $K: test_03_two$" "$TMP/out"
+mkdir -p "$TREE/persist"
+fake_test persist/test_01_rec "# mqs-boots: persist-create"
+fake_test persist/test_02_after "# mqs-boots: persist-create"
+fake_test persist/test_11_read "# mqs-boots: persist-reboot
+# mqs-needs: persist/test_01_rec"
+tree_runner
+[ "$(wc -l <"$TMP/args")" -eq 3 ] && ! grep -q persist "$TMP/args"
+check "... a made-up persistence test: not booted without --boots persist or its name" [ $? = 0 ]
+tree_runner persist/test_11_read
+check "... named: booted with the test its '# mqs-needs:' line names, before it, in their boots" \
+	cmp -s <(printf '%s\n' persist/test_01_rec.sh persist/test_11_read.sh) "$TMP/args"
+rm -r "$TREE/persist"
 
 fake_test test_05_typo "# mqs-boots: main pol"
 tree_runner
 rc=$?
-check "a boot line naming no boot: exit 2, no guest booted" \
-	[ $rc -eq 2 ] && [ ! -e "$TMP/args" ]
+[ $rc -eq 2 ] && [ ! -e "$TMP/args" ]
+check "a boot line naming no boot: exit 2, no guest booted" [ $? = 0 ]
 check "... one line naming the test, the name and the boots there are" \
-	grep -qx "run.sh: test_05_typo.sh: '# mqs-boots:' names no boot 'pol': name one or more of main lbs4k poll hotrm pi" "$TMP/out"
+	grep -qx "run.sh: test_05_typo.sh: '# mqs-boots:' names no boot 'pol': name one or more of main lbs4k poll hotrm pi persist-create persist-reboot persist-lbs4k" "$TMP/out"
 fake_test test_05_typo "# mqs-boots:"
 tree_runner
 rc=$?
-check "an empty boot line: exit 2 with a message, no guest booted" \
-	[ $rc -eq 2 ] && [ ! -e "$TMP/args" ] &&
-	grep -qx "run.sh: test_05_typo.sh: its '# mqs-boots:' line names no boot: name one or more of main lbs4k poll hotrm pi, or drop the line (main)" "$TMP/out"
+[ $rc -eq 2 ] && [ ! -e "$TMP/args" ] &&
+	grep -qx "run.sh: test_05_typo.sh: its '# mqs-boots:' line names no boot: name one or more of main lbs4k poll hotrm pi persist-create persist-reboot persist-lbs4k, or drop the line (main)" "$TMP/out"
+check "an empty boot line: exit 2 with a message, no guest booted" [ $? = 0 ]
 
 [ $fail -eq 0 ] || { echo "# run.sh's output of the last case:"; sed 's/^/#   /' "$TMP/out"; }
-exit $fail
+[ "$fail" -eq 0 ]

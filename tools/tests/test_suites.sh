@@ -101,4 +101,4 @@ rc=$?
 check "an AFTER naming no suite: status 2 and a message ($out)" \
 	bash -c '[ "$1" = 2 ] && [[ $2 == *"w: AFTER names no suite: '"'nosuch'"'"* ]]' - "$rc" "$out"
 
-exit "$fail"
+[ "$fail" -eq 0 ]

@@ -1,31 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Shared by the packaging tests (tools/tests/pkg/test_*.sh): KTAP output,
-# the repository's version, module checks, the DKMS guest and host snapshots.
+# Shared by the packaging tests (tools/tests/pkg/test_*.sh): KTAP output
+# (../check_lib.sh, with a check of its own here), the repository's
+# version, module checks, the DKMS guest and host snapshots.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 # shellcheck disable=SC2034 # used by the tests
 STRIPECTL=$TOP/tools/stripectl/stripectl
 VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf")
-n=0
-nfail=0
+# shellcheck source=SCRIPTDIR/../check_lib.sh
+. "$TOP/tools/tests/check_lib.sh"
 
 echo "KTAP version 1"
 echo "# $(basename "$0"): mqstripe $VERSION"
 
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n $*"; }
-skip() {
-	local why=$1
-	shift
-	n=$((n + 1))
-	echo "ok $n $* # SKIP $why"
-}
 diag() { sed 's/^/# /'; }
 
 # check DESC CMD...: one test point, the command's output as diagnostics
-# when it fails.
+# when it fails (instead of check_lib.sh's check), and its exit status.
 check() {
 	local desc=$1 out rc
 	shift
@@ -51,8 +44,7 @@ expect() {
 
 finish() {
 	echo "# $(basename "$0") took $SECONDS s"
-	echo "1..$n"
-	[ "$nfail" -eq 0 ]
+	ktap_done
 	exit
 }
 

@@ -1,18 +1,19 @@
-#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Shared by the persistence tests (selftests/persist/test_*.sh): sources
-# selftests/lib.sh (KTAP checks, module loading, kernel log marks, cleanup
+# lib.sh (KTAP checks, module loading, kernel log marks, cleanup
 # registry) and adds what the superblock tests need.  The tests run in
-# guests booted by selftests/persist/run.sh, which keeps the NVMe images
-# between boots and shares $MQS_PERSIST_DIR (read-write) with every boot.
+# the persistence boots of selftests/run.sh (--boots persist), which keep
+# the NVMe images between boots and share $MQS_PERSIST_DIR (read-write)
+# with every boot.
 
 # shellcheck disable=SC2034	# used by the sourcing tests
-PERSIST_SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../lib.sh
-. "$PERSIST_SELF/../lib.sh"
 
-SBTOOL=$PERSIST_SELF/sbtool.py
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SBTOOL=$MQS_DIR/persist/sbtool.py
 PERSIST_DIR=${MQS_PERSIST_DIR:-}
 ARRAY_NAME=persist
 
@@ -22,7 +23,7 @@ sbtool() { "$PYTHON" "$SBTOOL" "$@"; }
 persist_init() {
 	mqs_init
 	if [ -z "$PERSIST_DIR" ] || [ ! -d "$PERSIST_DIR" ]; then
-		mqs_skip "MQS_PERSIST_DIR not set: run through selftests/persist/run.sh"
+		mqs_skip "MQS_PERSIST_DIR not set: run through selftests/run.sh --boots persist"
 	fi
 }
 
@@ -128,20 +129,4 @@ read_record() {
 	NAME=$(sed -n 's/^NAME=//p' "$PERSIST_DIR/array")
 	NFILES=$(sed -n 's/^NFILES=//p' "$PERSIST_DIR/array")
 	[ -n "$UUID" ] || mqs_die "record has the array UUID"
-}
-
-# A tree of files of many sizes (some larger than a stripe), random data,
-# and their checksums in $2.
-write_tree() {
-	local dir=$1 sums=$2 i j sz
-	for i in 0 1 2; do
-		mkdir -p "$dir/d$i/sub"
-		for j in 0 1 2 3 4; do
-			sz=$(((i * 5 + j) * 53 * 1024 + 511 * j + 1))
-			head -c "$sz" /dev/urandom >"$dir/d$i/f$j"
-			head -c $((sz / 3 + 1)) /dev/urandom >"$dir/d$i/sub/g$j"
-		done
-	done
-	head -c $((5 << 20)) /dev/urandom >"$dir/big"
-	(cd "$dir" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$sums"
 }
