@@ -342,27 +342,25 @@ static bool raid_leg(const char *path)
  * ID_FS_TYPE=mpath_member on a path as it appears, before multipathd
  * builds the map over it and holds it: the map is the member, and an
  * array started on a path first would keep the map from forming.  The
- * udev rule skips the same devices.  No udev database: not marked.
+ * udev rule skips the same devices.  No udev (@udev NULL) or no database
+ * entry: not marked.
  */
-static bool mpath_path(unsigned int ma, unsigned int mi)
+static bool mpath_path(struct udev *udev, unsigned int ma, unsigned int mi)
 {
 	struct udev_device *d;
 	const char *v;
-	struct udev *udev;
-	bool path = false;
+	bool path;
 
-	udev = udev_new();
 	if (!udev)
 		return false;
 	d = udev_device_new_from_devnum(udev, 'b', makedev(ma, mi));
-	if (d) {
-		v = udev_device_get_property_value(d, "DM_MULTIPATH_DEVICE_PATH");
-		path = v && !strcmp(v, "1");
-		v = udev_device_get_property_value(d, "ID_FS_TYPE");
-		path = path || (v && !strcmp(v, "mpath_member"));
-		udev_device_unref(d);
-	}
-	udev_unref(udev);
+	if (!d)
+		return false;
+	v = udev_device_get_property_value(d, "DM_MULTIPATH_DEVICE_PATH");
+	path = v && !strcmp(v, "1");
+	v = udev_device_get_property_value(d, "ID_FS_TYPE");
+	path = path || (v && !strcmp(v, "mpath_member"));
+	udev_device_unref(d);
 	return path;
 }
 
@@ -386,6 +384,7 @@ int mqs_scan_devices(struct mqs_cand **out, size_t *nout)
 	char line[256], name[128], path[PATH_MAX];
 	size_t n = 0, cap = 0;
 	unsigned int ma, mi;
+	struct udev *udev;
 	FILE *f;
 
 	f = fopen("/proc/partitions", "re");
@@ -393,6 +392,7 @@ int mqs_scan_devices(struct mqs_cand **out, size_t *nout)
 		mqs_error("cannot read /proc/partitions: %s", strerror(errno));
 		return MQS_EXIT_FAIL;
 	}
+	udev = udev_new();
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long blocks;
 		char *p;
@@ -406,7 +406,7 @@ int mqs_scan_devices(struct mqs_cand **out, size_t *nout)
 			continue;	/* a read would wait for the resume */
 		if (mqs_stacked_under(makedev(ma, mi), name, sizeof(name)))
 			continue;	/* the device on top is the member */
-		if (mpath_path(ma, mi))
+		if (mpath_path(udev, ma, mi))
 			continue;	/* the map is the member */
 		if (n == cap) {
 			struct mqs_cand *bigger;
@@ -433,6 +433,7 @@ int mqs_scan_devices(struct mqs_cand **out, size_t *nout)
 		}
 		n++;
 	}
+	udev_unref(udev);
 	fclose(f);
 	*out = cands;
 	*nout = n;
