@@ -175,7 +175,7 @@ trap 'cleanup_stacked; mqs_cleanup' EXIT
 : >"$MDRULE"
 udevadm control --reload
 L=()
-for i in 0 1 2 3 4 5 6 7 8 9 10; do
+for i in 0 1 2 3 4 5 6 7 8 9 10 11; do
 	truncate -s 64M "$MQS_TMP/leg$i.img"
 	mqs_loop_create "$MQS_TMP/leg$i.img" || mqs_die "losetup leg$i"
 	L+=("$LOOP_DEV")
@@ -249,43 +249,47 @@ rm -rf "/run/mqstripe/$DUUID"
 # mark a path DM_MULTIPATH_DEVICE_PATH=1 and ID_FS_TYPE=mpath_member as it
 # appears, before multipathd builds the map over it.  The map is the
 # member: neither the add event nor assemble --scan may take a path.  A
-# stand-in rule marks one member each way in turn.
+# stand-in rule, one file loaded once, marks slot 0 one way and slot 1 the
+# other; slot 2 is unmarked.
 install_rule
-A=$("$STRIPECTL" create --name mpath --chunk 64K "${L[9]}" "${L[10]}" 2>&1)
-[ -b "$A" ] || mqs_die "create over ${L[9]} and ${L[10]}" "$A"
+A=$("$STRIPECTL" create --name mpath --chunk 64K "${L[9]}" "${L[10]}" "${L[11]}" 2>&1)
+[ -b "$A" ] || mqs_die "create over ${L[9]}, ${L[10]} and ${L[11]}" "$A"
 MUUID=$(ex "${L[9]}" MQSTRIPE_ARRAY_UUID)
-check_cmd "stop the array over ${L[9]} and ${L[10]}" "$STRIPECTL" stop "$A"
+check_cmd "stop the array over ${L[9]}, ${L[10]} and ${L[11]}" "$STRIPECTL" stop "$A"
 udevadm settle --timeout=60
-for how in DM_MULTIPATH_DEVICE_PATH=1 ID_FS_TYPE=mpath_member; do
-	MPRULE=/etc/udev/rules.d/56-mqs-${how%%=*}.rules
-	rm -rf "/run/mqstripe/$MUUID"	# as a reboot empties /run
-	printf 'KERNEL=="%s", ENV{%s}="%s"\n' "$(blk_name "${L[9]}")" "${how%%=*}" "${how#*=}" >"$MPRULE"
-	udevadm control --reload
-	udevadm settle --timeout=60
-	for d in "${L[9]}" "${L[10]}"; do
-		udevadm trigger --action=add "/sys/class/block/$(blk_name "$d")"
-	done
-	udevadm settle --timeout=60
-	check_match "udev database: ${L[9]} has $how" "^$how$" \
-		"$(udevadm info --query=property "${L[9]}")"
-	check_eq "add events with $how on ${L[9]}: not started" "" "$(array_by_uuid "$MUUID")"
-	check_eq "... the path is not recorded for slot 0" "" \
-		"$(ls "/run/mqstripe/$MUUID/slot-0" 2>/dev/null)"
-	out=$("$STRIPECTL" assemble --scan --uuid "$MUUID" 2>&1)
-	check_eq "assemble --scan with $how on ${L[9]}: not started" "" "$(array_by_uuid "$MUUID")"
-	check_match "... slot 0 is missing (the path is no member)" "slot 0 .* is missing" "$out"
-	a=$(array_by_uuid "$MUUID")
-	[ -z "$a" ] || "$STRIPECTL" stop "$a" >/dev/null 2>&1
-	rm -f "$MPRULE"
-	udevadm control --reload
-	udevadm settle --timeout=60
-done
-rm -rf "/run/mqstripe/$MUUID"
-for d in "${L[9]}" "${L[10]}"; do
+rm -rf "/run/mqstripe/$MUUID"	# as a reboot empties /run
+MPRULE=/etc/udev/rules.d/56-mqs-mpath.rules
+printf 'KERNEL=="%s", ENV{DM_MULTIPATH_DEVICE_PATH}="1"\nKERNEL=="%s", ENV{ID_FS_TYPE}="mpath_member"\n' \
+	"$(blk_name "${L[9]}")" "$(blk_name "${L[10]}")" >"$MPRULE"
+udevadm control --reload
+udevadm settle --timeout=60
+for d in "${L[9]}" "${L[10]}" "${L[11]}"; do
 	udevadm trigger --action=add "/sys/class/block/$(blk_name "$d")"
 done
 udevadm settle --timeout=60
-check_started "$MUUID" "without the marks the add events start it" "${L[9]}" "${L[10]}"
+check_match "udev database: ${L[9]} has DM_MULTIPATH_DEVICE_PATH=1" "^DM_MULTIPATH_DEVICE_PATH=1$" \
+	"$(udevadm info --query=property "${L[9]}")"
+check_match "udev database: ${L[10]} has ID_FS_TYPE=mpath_member" "^ID_FS_TYPE=mpath_member$" \
+	"$(udevadm info --query=property "${L[10]}")"
+check_eq "add events of the two marked paths and the third member: not started" "" \
+	"$(array_by_uuid "$MUUID")"
+check_eq "... only slot 2 is recorded (neither path)" "slot-2" \
+	"$(ls "/run/mqstripe/$MUUID" 2>/dev/null | grep '^slot-' | xargs)"
+out=$("$STRIPECTL" assemble --scan --uuid "$MUUID" 2>&1)
+check_eq "assemble --scan with the two paths marked: not started" "" "$(array_by_uuid "$MUUID")"
+check_match "... slots 0 and 1 are missing (the paths are no members)" \
+	"slot 0 .* and 1 more are missing: found 1 of 3" "$out"
+a=$(array_by_uuid "$MUUID")
+[ -z "$a" ] || "$STRIPECTL" stop "$a" >/dev/null 2>&1
+rm -f "$MPRULE"
+udevadm control --reload
+udevadm settle --timeout=60
+rm -rf "/run/mqstripe/$MUUID"
+for d in "${L[9]}" "${L[10]}" "${L[11]}"; do
+	udevadm trigger --action=add "/sys/class/block/$(blk_name "$d")"
+done
+udevadm settle --timeout=60
+check_started "$MUUID" "without the marks the add events start it" "${L[9]}" "${L[10]}" "${L[11]}"
 udevadm settle --timeout=60
 rm -rf "/run/mqstripe/$MUUID"
 
