@@ -32,6 +32,12 @@
 # A header line "# mqs-needs: TEST..." names the tests whose records it
 # reads (persist/test_11_reboot: persist/test_01_create): asking for the
 # test runs them too, before it.
+# A header line "# mqs-kernels: K..." names the kernels a test is for
+# (test_21_failslab: debug, for fault injection): on another kernel it is
+# counted skipped and not run; "# mqs-timeout: SEC" is its time budget in
+# the guest (run_guest.sh).  The header lines: header.sh.  A header line
+# that names no boot or kernel, or no number of seconds, stops run.sh
+# (exit 2) before any guest boots.
 # A test run in several boots counts once per kernel: failed if it failed
 # anywhere, passed if it passed somewhere, else skipped.
 # Prints each kernel's KTAP and ends with one line
@@ -112,11 +118,9 @@ BOOT_TIMEOUT[pi]=${gtimeout:-600}
 # that kernel's chain (BOOT_NEEDS: a file of an earlier boot without which
 # the boot is not run).  Not booted again after an int3 oops: a second
 # create boot would make fresh images, a second reboot boot would find
-# the array the first one changed.  Each test gets 600 s (test_04_cut, a
-# power cut after every superblock write of six commands, takes about
-# 320 s beside the other CI lanes, the others under 100 s).
+# the array the first one changed.
 PERSIST_BOOTS=(persist-create persist-reboot persist-lbs4k)
-persist_opts="--cpus 2 --mem 2048 --share @WORK@/share --env MQS_PERSIST_DIR=@WORK@/share --env MQS_TIMEOUT=${MQS_TIMEOUT:-600}"
+persist_opts="--cpus 2 --mem 2048 --share @WORK@/share --env MQS_PERSIST_DIR=@WORK@/share"
 BOOT_OPTS[persist-create]="$persist_opts --nvme 6 --nvme-size 320M --keep-images @WORK@/img"
 BOOT_OPTS[persist-reboot]="$persist_opts --udev --nvme-images @WORK@/img/nvme3.img,@WORK@/img/nvme2.img,@WORK@/img/nvme1.img,@WORK@/img/nvme0.img,@WORK@/img/nvme4.img,@WORK@/img/nvme5.img"
 BOOT_NEEDS[persist-reboot]=@WORK@/img/nvme5.img
@@ -126,20 +130,8 @@ for b in "${PERSIST_BOOTS[@]}"; do BOOT_TIMEOUT[$b]=${gtimeout:-1200}; done
 ALL_BOOTS=("${BOOTS[@]}" "${PERSIST_BOOTS[@]}")
 is_persist() { [[ " ${PERSIST_BOOTS[*]} " == *" $1 "* ]]; }
 
-# test_header FILE KEY DEFAULT: the words of the test's header line
-# "# mqs-KEY: WORD..." (in the comment block at the top), else DEFAULT
-test_header() {
-	local line words
-	while IFS= read -r line; do
-		[[ $line == "#"* ]] || break
-		if [[ $line =~ ^#\ mqs-$2:(.*)$ ]]; then
-			read -r -a words <<<"${BASH_REMATCH[1]}"
-			echo "${words[*]}"
-			return
-		fi
-	done <"$1"
-	echo "$3"
-}
+# shellcheck source=SCRIPTDIR/header.sh
+. "$SELF/header.sh"
 # All tests (persistence tests as persist/test_NN_name), the tests of
 # each boot, and the tests each test needs
 ALL=()
@@ -151,6 +143,8 @@ for f in "$SELF"/test_[0-9][0-9]_*.sh "$SELF"/persist/test_[0-9][0-9]_*.sh; do
 	t=${t%.sh}
 	ALL+=("$t")
 	NEEDS[$t]=$(test_header "$f" needs "")
+	e=$(header_error "$f")
+	[ -z "$e" ] || { echo "run.sh: $t.sh: $e" >&2; exit 2; }
 	read -r -a tb <<<"$(test_header "$f" boots main)"
 	[ ${#tb[@]} -gt 0 ] || { echo "run.sh: $t.sh: its '# mqs-boots:' line names no boot: name one or more of ${ALL_BOOTS[*]}, or drop the line (main)" >&2; exit 2; }
 	for b in "${tb[@]}"; do
@@ -266,6 +260,7 @@ run_boot() {
 		for t in ${BOOT_TESTS[$b]}; do
 			[ "$o" = "*" ] || is_arg "$t" "$o" || continue
 			[ -z "${taken[$t]:-}" ] || continue
+			for_kernel "$SELF/$t.sh" "$k" || continue
 			taken[$t]=1
 			tests+=("$t.sh")
 		done
@@ -384,6 +379,12 @@ for k in "${kernels[@]}"; do
 	declare -A res=() why=()
 	extra=()
 	boots_txt=""
+	# not for this kernel (# mqs-kernels:): skipped, not booted
+	for t in "${TESTS[@]}"; do
+		for_kernel "$SELF/$t.sh" "$k" && continue
+		res[$t]=skip
+		why[$t]="not for kernel $k: its header names the kernels it is for ('# mqs-kernels: $(test_header "$SELF/$t.sh" kernels "")')"
+	done
 	for b in "${BOOTS[@]}"; do
 		log=$OUT/$k/$b.log
 		[ -f "$OUT/$k/$b.status" ] || continue
@@ -391,6 +392,7 @@ for k in "${kernels[@]}"; do
 		boots_txt+="$b ${secs}s (exit $rc); "
 		for t in ${BOOT_TESTS[$b]}; do
 			selected "$t" || continue
+			for_kernel "$SELF/$t.sh" "$k" || continue
 			line=$(tr -d '\r' <"$log" | grep -E "^(not )?ok [0-9]+ selftests: mqstripe: $t\.sh( |$)" | tail -n 1)
 			if [ -z "$line" ]; then
 				r=fail

@@ -7,9 +7,10 @@
 # test_03_limits or 03, persist/test_11_reboot or persist/11; default: all
 # but persist/) in order and prints KTAP, one line per test, each test's
 # own output indented with "# ".  A test gets the
-# per-test timeout of ./settings (timeout=, kselftest style; MQS_TIMEOUT
-# overrides; times MQS_TIMEOUT_SCALE, which run.sh sets to 3 on the debug
-# kernel); a test that exceeds it is killed and fails.  After each test
+# time budget its header gives ("# mqs-timeout: SEC", header.sh), else
+# the timeout= of ./settings (kselftest style); MQS_TIMEOUT overrides
+# both; times MQS_TIMEOUT_SCALE, which run.sh sets to 3 on the debug
+# kernel.  A test that exceeds it is killed and fails.  After each test
 # the kernel log written since the test started is scanned (WARNING, BUG,
 # Oops, hung tasks, RCU stalls, UBSAN, KASAN, lockdep, leaks): any hit fails
 # it, and so do arrays or dm devices it left behind (they are removed).
@@ -27,14 +28,14 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/guest_lib.sh"
+. "$(dirname "$0")/header.sh"
 
 # The whole script is one compound command: bash parses it completely
 # before running, so editing the file during a run cannot break the run.
 {
-timeout_s=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$MQS_DIR/settings" 2>/dev/null)
-timeout_s=${MQS_TIMEOUT:-${timeout_s:-300}}
-# run.sh: x3 on the debug kernel
-timeout_s=$((timeout_s * ${MQS_TIMEOUT_SCALE:-1}))
+# the per-test time budgets (header.sh test_timeout) are multiplied by
+# MQS_TIMEOUT_SCALE: run.sh sets 3 on the debug kernel
+scale=${MQS_TIMEOUT_SCALE:-1}
 
 tests=()
 if [ $# -eq 0 ]; then
@@ -81,7 +82,7 @@ fi
 # Debian's guests: raise the hung-task timeout and printk so that slow TCG
 # emulation does not cause noise, and keep tests from writing the console.
 sysctl -q kernel.hung_task_timeout_secs=240 2>/dev/null
-diag "kernel $(uname -r), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), timeout ${timeout_s}s per test"
+diag "kernel $(uname -r), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource), time budget per test: settings' $(MQS_TIMEOUT='' test_timeout /dev/null "$MQS_DIR/settings") s or its header's (mqs-timeout)${MQS_TIMEOUT:+; MQS_TIMEOUT=$MQS_TIMEOUT over both}, times $scale"
 diag "NVMe: $(nvme_disks | tr '\n' ' ') virtio: $(virtio_disks | tr '\n' ' ')"
 
 kmsg() { "$PYTHON" -S "$MQS_DIR/kmsg.py" "$@"; }
@@ -220,6 +221,7 @@ for t in "${tests[@]}"; do
 	[ $final_scan = 0 ] || leak_marks+=("$(kmsg jiffies)=$t")
 	start=$(date +%s)
 	# MQS_HARD_END (make check's CHECK_END): no test runs past it
+	timeout_s=$(($(test_timeout "$MQS_DIR/$t" "$MQS_DIR/settings") * scale))
 	limit=$timeout_s
 	why="timed out after ${timeout_s}s"
 	if [ -n "${MQS_HARD_END:-}" ] && [ $((MQS_HARD_END - start)) -lt "$limit" ]; then

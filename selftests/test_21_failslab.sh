@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# mqs-kernels: debug
 #
 # Allocation failure, on kernels with FAILSLAB (the debug
 # kernel; Debian's stock kernels have no fault injection: skipped there).

@@ -27,6 +27,14 @@
 #    whose images an earlier one did not leave is not booted and its tests
 #    fail; no persistence boot is booted again after an int3 oops; naming
 #    a test runs the tests its "# mqs-needs:" line names first.
+#  - a test whose "# mqs-kernels:" line does not name the kernel (14, 21
+#    and 33: debug) is counted skipped with the reason and not sent to the
+#    guest (a word names its releases: "6.1" names "6.1-x", not "6.12");
+#    a kernels line naming none, or a "# mqs-timeout:" that is no number,
+#    stops run.sh before any guest boots;
+#  - a test's time budget in the guest (header.sh test_timeout): its
+#    "# mqs-timeout:" line (persist/test_04_cut: 600), else settings' 300;
+#    MQS_TIMEOUT over both.
 # Prints KTAP.
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,6 +44,8 @@ trap 'rm -rf "$TMP" "$TOP/selftests/output/$K"' EXIT
 
 # shellcheck source=SCRIPTDIR/check_lib.sh
 . "$TOP/tools/tests/check_lib.sh"
+# shellcheck source=SCRIPTDIR/../../selftests/header.sh
+. "$TOP/selftests/header.sh"
 
 # The stand-in guest: records the tests it was given, then prints a result
 # per test as FAKE_RESULT says (pass, skip-budget, none) and the kmemleak
@@ -116,14 +126,14 @@ runner() {
 }
 
 echo "TAP version 13"
-echo "1..38"
+echo "1..49"
 mkdir -p "$TMP/work"
 
-runner pass 0 05 01 21
+runner pass 0 05 01 08
 rc=$?
 check "all passed, no leak: run.sh exits 0" [ $rc -eq 0 ]
-check "the tests run in the order of the arguments (05 01 21)" \
-	grep -qx 'test_05_fio_verify.sh test_01_load.sh test_21_failslab.sh' "$TMP/args"
+check "the tests run in the order of the arguments (05 01 08)" \
+	grep -qx 'test_05_fio_verify.sh test_01_load.sh test_08_flush_fua.sh' "$TMP/args"
 check "the kmemleak scan is a result of its own, passed" \
 	grep -qE "^ok [0-9]+ $K: kmemleak_final_scan \(main boot\)$" "$TMP/out"
 
@@ -146,12 +156,12 @@ check "a test with no result line: run.sh exits 1" [ $rc -eq 1 ]
 check "a test with no result line: not ok, 'no result from boot main'" \
 	grep -qE "^not ok [0-9]+ $K: test_01_load # no result from boot main" "$TMP/out"
 
-FAKE_CRASH=int3 runner pass 0 01 05 08 21
+FAKE_CRASH=int3 runner pass 0 01 05 08 10
 rc=$?
 [ $rc -eq 0 ] && grep -qx '5 passed, 0 failed, 0 skipped' "$TMP/out"
 check "an int3 oops outside mqstripe in the second test: exit 0, all 4 passed" [ $? = 0 ]
 check "... booted again for the 3 tests without a result, the crashed one first" \
-	grep -qx 'test_05_fio_verify.sh test_08_flush_fua.sh test_21_failslab.sh' <(sed -n 2p "$TMP/args")
+	grep -qx 'test_05_fio_verify.sh test_08_flush_fua.sh test_10_errors.sh' <(sed -n 2p "$TMP/args")
 check "... and says so, with the oops" \
 	grep -q "an int3 oops outside mqstripe.*booting again for the 3 tests it took, from test_05_fio_verify; the oops:" "$TMP/out"
 
@@ -180,6 +190,27 @@ runner pass 0 03 16 31 32
 check "the boots named in the tests' headers: 03 in main and lbs4k, 31 in poll, 16 in hotrm, 32 in pi" \
 	cmp -s <(printf '%s\n' test_03_limits.sh test_03_limits.sh test_31_poll.sh \
 		test_16_hot_remove.sh test_32_integrity.sh) "$TMP/args"
+
+# the tests for the debug kernel only (# mqs-kernels: debug)
+runner pass 0 01 14 21 33
+rc=$?
+[ $rc -eq 0 ] && grep -qx 'test_01_load.sh' "$TMP/args" &&
+	grep -qx '2 passed, 0 failed, 3 skipped' "$TMP/out"
+check "14, 21 and 33 (fault injection, '# mqs-kernels: debug') on another kernel: not sent to the guest, counted skipped" [ $? = 0 ]
+check "... with the reason" grep -qx "ok [0-9]* $K: test_21_failslab # SKIP not for kernel $K: its header names the kernels it is for ('# mqs-kernels: debug')" "$TMP/out"
+
+# the time budgets (header.sh test_timeout, what run_guest.sh gives each
+# test): settings' 300 s, persist/test_04_cut's header 600 s, MQS_TIMEOUT
+# over both
+S=$TOP/selftests/settings
+check "time budget of a test without a '# mqs-timeout:' line: settings' timeout=, 300" \
+	[ "$(test_timeout "$TOP/selftests/persist/test_01_create.sh" "$S")" = 300 ]
+check "time budget of persist/test_04_cut: 600 s, its header's" \
+	[ "$(test_timeout "$TOP/selftests/persist/test_04_cut.sh" "$S")" = 600 ]
+check "... MQS_TIMEOUT=50 overrides it" \
+	[ "$(MQS_TIMEOUT=50 test_timeout "$TOP/selftests/persist/test_04_cut.sh" "$S")" = 50 ]
+check "... no settings file: 300 s" \
+	[ "$(test_timeout "$TOP/selftests/persist/test_01_create.sh" /nonexistent)" = 300 ]
 
 # the persistence boots
 P_CREATE="persist/test_01_create.sh persist/test_02_format.sh persist/test_03_force.sh persist/test_04_cut.sh persist/test_05_readonly.sh"
@@ -230,7 +261,7 @@ check "an int3 oops outside mqstripe in the create boot: that boot is not booted
 # header line HEAD and the body line BODY
 TREE=$TMP/tree/selftests
 mkdir -p "$TREE"
-cp "$TOP/selftests/run.sh" "$TREE/"
+cp "$TOP/selftests/run.sh" "$TOP/selftests/header.sh" "$TREE/"
 fake_test() {
 	printf '#!/bin/bash\n#\n%s\n\n%s\n' "$2" "${3:-true}" >"$TREE/$1.sh"
 }
@@ -272,12 +303,39 @@ rc=$?
 check "a boot line naming no boot: exit 2, no guest booted" [ $? = 0 ]
 check "... one line naming the test, the name and the boots there are" \
 	grep -qx "run.sh: test_05_typo.sh: '# mqs-boots:' names no boot 'pol': name one or more of main lbs4k poll hotrm pi persist-create persist-reboot persist-lbs4k" "$TMP/out"
+# refused DESC TEST MESSAGE: the copy of run.sh on the made-up tests
+# exits 2 with the one line "run.sh: TEST.sh: MESSAGE", no guest booted
+refused() {
+	tree_runner
+	local rc=$?
+	[ $rc -eq 2 ] && [ ! -e "$TMP/args" ] && grep -qx "run.sh: $2.sh: $3" "$TMP/out"
+	check "$1: exit 2 with a message, no guest booted" [ $? = 0 ]
+}
 fake_test test_05_typo "# mqs-boots:"
-tree_runner
+refused "an empty boot line" test_05_typo \
+	"its '# mqs-boots:' line names no boot: name one or more of main lbs4k poll hotrm pi persist-create persist-reboot persist-lbs4k, or drop the line (main)"
+rm "$TREE/test_05_typo.sh"
+
+fake_test test_06_mine "# mqs-kernels: 6.1 hosttest"
+fake_test test_07_other "# mqs-kernels: 6.1 debug hosttes"
+tree_runner 06 07
 rc=$?
-[ $rc -eq 2 ] && [ ! -e "$TMP/args" ] &&
-	grep -qx "run.sh: test_05_typo.sh: its '# mqs-boots:' line names no boot: name one or more of main lbs4k poll hotrm pi persist-create persist-reboot persist-lbs4k, or drop the line (main)" "$TMP/out"
-check "an empty boot line: exit 2 with a message, no guest booted" [ $? = 0 ]
+[ $rc -eq 0 ] && grep -qx 'test_06_mine.sh' "$TMP/args"
+check "'# mqs-kernels: 6.1 hosttest' runs on kernel $K (the word and '-'), 'hosttes' does not: only 06 booted" [ $? = 0 ]
+grep -qx '2 passed, 0 failed, 1 skipped' "$TMP/out" &&
+	grep -qx "ok [0-9]* $K: test_07_other # SKIP not for kernel $K: its header names the kernels it is for ('# mqs-kernels: 6.1 debug hosttes')" "$TMP/out"
+check "... 07 counted skipped, with the reason" [ $? = 0 ]
+fake_test test_07_other "# mqs-kernels:"
+refused "an empty kernels line" test_07_other \
+	"its '# mqs-kernels:' line names no kernel: name one or more of 6.1 6.12 debug, or drop the line (every kernel)"
+fake_test test_07_other "# mqs-timeout: 10m"
+refused "a time budget that is no number" test_07_other \
+	"its '# mqs-timeout:' line is '10m', not a number of seconds: give one (e.g. '# mqs-timeout: 600') or drop the line (timeout= of settings)"
+fake_test test_07_other "# mqs-timeout: 600" "# mqs-kernels: debug"
+tree_runner 07
+rc=$?
+[ $rc -eq 0 ] && grep -qx 'test_07_other.sh' "$TMP/args"
+check "a valid time budget; a kernels line below the header is not read" [ $? = 0 ]
 
 [ $fail -eq 0 ] || { echo "# run.sh's output of the last case:"; sed 's/^/#   /' "$TMP/out"; }
 [ "$fail" -eq 0 ]
