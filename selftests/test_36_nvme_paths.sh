@@ -20,7 +20,8 @@
 # 3. A dm-multipath map over the two paths of each namespace (dmsetup and
 #    the kernel's multipath target, as multipathd would set it up): the
 #    array, stopped, comes back with assemble --scan over the two maps,
-#    never over their paths, and --incremental of a path does nothing.
+#    never over their paths, --incremental of a path does nothing, and
+#    create over a path is refused, naming the map that holds it.
 # Catches: two paths of one namespace taken as two members or two slots
 # (one slot's data on another slot's disk), an identity stripectl cannot
 # read from real devices (sysfs layout, wwid format), a path taken
@@ -142,7 +143,7 @@ if modprobe dm_multipath 2>"$MQS_TMP/dm.err" && modprobe dm_round_robin 2>>"$MQS
 	sectors=$(blockdev --getsz "${A[0]}")
 	MP=()
 	for i in 0 1; do
-		if mqs_dm_create "mp$i" "0 $sectors multipath 0 0 1 1 round-robin 0 2 1 ${A[i]} 1000 ${B[i]} 1000"; then
+		if mqs_dm_create "mp$i" "0 $sectors multipath 0 0 1 1 round-robin 0 2 1 ${A[i]} 1 ${B[i]} 1"; then
 			MP+=("$DM_DEV")
 		fi
 	done
@@ -154,6 +155,10 @@ if modprobe dm_multipath 2>"$MQS_TMP/dm.err" && modprobe dm_round_robin 2>>"$MQS
 		"$STRIPECTL" assemble --incremental "${B[0]}"
 	check_eq "... the array unchanged" "${MP[*]}" "$(members "$MQS_DEV")"
 	check_stop "$MQS_DEV"
+	check_fails "create over ${B[1]}, a path under a map: refused, naming the map" \
+		1 "^stripectl: ${B[1]}: .*held by ${MP[1]#/dev/}" \
+		"$STRIPECTL" create --force "${B[1]}"
+	check_eq "... no array" "" "$(mqs_arrays)"
 	for i in 0 1; do
 		mqs_dm_remove "mp$i"
 	done
