@@ -32,11 +32,15 @@
 mqs_init
 trap fab_cleanup EXIT
 
-mp=$(cat /sys/module/nvme_core/parameters/multipath 2>/dev/null)
+fab_ready >"$MQS_TMP/fab.out" 2>&1 || mqs_skip "$(cat "$MQS_TMP/fab.out")"
+# nvme_core is loaded now (nvme_tcp needs it); a kernel without
+# CONFIG_NVME_MULTIPATH has no parameter and no native multipath
+mp=N
+[ -e /sys/module/nvme_core/parameters/multipath ] &&
+	read -r mp </sys/module/nvme_core/parameters/multipath
 [ "$mp" = N ] ||
 	mqs_die "nvme_core.multipath is N in this boot" \
 		"it is '$mp': the boot's kernel command line needs nvme_core.multipath=N (selftests/run.sh BOOT_OPTS)"
-fab_ready >"$MQS_TMP/fab.out" 2>&1 || mqs_skip "$(cat "$MQS_TMP/fab.out")"
 export MQSTRIPE_RUN_DIR=$MQS_TMP/run
 mkdir -p "$MQSTRIPE_RUN_DIR"
 
