@@ -131,6 +131,17 @@ fab_disks() {
 	done | sort -V
 }
 
+# fab_path_disks T P: the block devices of target T's namespaces through
+# its controller on port P (with nvme_core.multipath=N each controller
+# shows its own: two paths of a namespace are two disks), sorted
+fab_path_disks() {
+	local c d
+	c=$(fab_ctrl "$1" "$2") || return 1
+	for d in /sys/class/nvme/"$c"/nvme*n*; do
+		[ -e "$d/dev" ] && echo "/dev/${d##*/}"
+	done | sort -V
+}
+
 # fab_wait_disks T NS: wait (30 s) until target T shows NS namespaces
 fab_wait_disks() {
 	local i

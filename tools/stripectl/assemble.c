@@ -1042,23 +1042,44 @@ stale:
 	return -ENOENT;
 }
 
-/* The running array @index has @devno as a member? */
-static bool is_member_of(struct asm_ctx *ctx, uint32_t index, uint64_t devno)
+/*
+ * Is @me a member of the running array @index?  When not, and it is
+ * another path of one of them (one identity, check_one_disk(): two paths
+ * of a namespace with NVMe multipath off), that error, naming both, is
+ * said here and *@said set.
+ */
+static bool is_member_of(struct asm_ctx *ctx, uint32_t index,
+			 const struct mqs_cand *me, bool *said)
 {
 	struct mqstripe_member_info *m;
 	struct mqstripe_info info;
-	uint32_t i;
+	char node[PATH_MAX];
+	const char *pair[2];
+	uint64_t devs[2];
+	uint32_t i, nr;
 	bool found = false;
 
+	*said = false;
 	m = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*m));
 	if (!m)
 		return false;
-	if (!mqs_info(&ctx->ctl, index, &info, m, MQSTRIPE_MAX_MEMBERS)) {
-		for (i = 0; i < info.nr_members && i < MQSTRIPE_MAX_MEMBERS;
-		     i++)
-			if (makedev(m[i].major, m[i].minor) == devno)
-				found = true;
+	if (mqs_info(&ctx->ctl, index, &info, m, MQSTRIPE_MAX_MEMBERS))
+		goto out;
+	nr = info.nr_members < MQSTRIPE_MAX_MEMBERS ? info.nr_members :
+						     MQSTRIPE_MAX_MEMBERS;
+	for (i = 0; i < nr; i++)
+		if (makedev(m[i].major, m[i].minor) == me->devno)
+			found = true;
+	pair[1] = me->path;
+	devs[1] = me->devno;
+	for (i = 0; i < nr && !found && !*said; i++) {
+		devs[0] = makedev(m[i].major, m[i].minor);
+		if (mqs_find_node(devs[0], node, sizeof(node)))
+			continue;	/* gone */
+		pair[0] = node;
+		*said = check_one_disk(pair, devs, 2) != MQS_EXIT_OK;
 	}
+out:
 	free(m);
 	return found;
 }
@@ -1096,6 +1117,7 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 	char dir[PATH_MAX], label[MQS_ERR_LEN], node[64];
 	uint32_t s, nr = 0, index, have = 0;
 	int rc = MQS_EXIT_FAIL, r;
+	bool said;
 
 	memset(&me, 0, sizeof(me));
 	if (check_member_path(&member))
@@ -1124,10 +1146,12 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		goto out;
 	r = mqs_find_uuid(&ctx->ctl, me.sb.array_uuid, &index, &info);
 	if (!r) {
-		if (is_member_of(ctx, index, me.devno)) {
+		if (is_member_of(ctx, index, &me, &said)) {
 			rc = MQS_EXIT_OK;
 			goto out;
 		}
+		if (said)
+			goto out;
 		mqs_array_node(index, node, sizeof(node));
 		mqs_error("%s: %s is already running as %s without this device (a copy of slot %u?)",
 			  path, label, node, me.sb.slot);

@@ -408,6 +408,16 @@ if [ -n "$L1B" ]; then
 	sc assemble --incremental "$L1B"
 	check "refused: two paths of one namespace, --incremental" \
 		eval "rc_is 1 && err_is \"$paths_re\" && [ -z \"\$(LD_PRELOAD=$FAKE $STRIPECTL list)\" ]"
+	# the array started from the other slots' paths, a path of a running
+	# member is refused as such, not taken for a copy of its slot
+	LD_PRELOAD=$FAKE "$STRIPECTL" assemble --incremental "$L0"
+	sc assemble --incremental "$L2"
+	check "--incremental: started over one path per slot" \
+		eval "rc_is 0 && stdout_is /dev/mqstripe0 && grep -qE \" ${L0#/dev/},${L1#/dev/},${L2#/dev/}\$\" <(LD_PRELOAD=$FAKE $STRIPECTL list)"
+	sc assemble --incremental "$L1B"
+	check "refused: another path of a running member, --incremental" \
+		eval "rc_is 1 && err_is \"$paths_re\""
+	LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 	rm -rf "${MQSTRIPE_RUN_DIR:?}/$U0" "$R/sys/dev"
 	losetup -d "$L1B"
 	unset 'loops[-1]'
