@@ -12,7 +12,8 @@
 #          sparse), 512-byte blocks, 2 virtio-blk 512/4096
 #   lbs4k: 4 vCPUs, 4 NVMe with 4096-byte blocks, 1 virtio-blk 512/16384
 #   poll:  4 vCPUs, 4 NVMe with poll queues (nvme.poll_queues=2), 1
-#          virtio-blk without
+#          virtio-blk without; nvme_core.multipath=N (test_36_nvme_paths:
+#          two paths of one namespace as two disks)
 #   hotrm: 4 vCPUs, 4 NVMe 96M, nvme_core.io_timeout=5
 #   pi:    4 vCPUs, 4 NVMe 48M, the first 3 with T10 PI (ms=8,mset=0,pi=1)
 # and the persistence boots (--boots persist; the tests of persist/), three
@@ -107,7 +108,7 @@ BOOT_OPTS[main]="--cpus 4 --mem 3072 --nvme 4 --nvme-size 272M --virtio-blk 2:64
 BOOT_TIMEOUT[main]=${gtimeout:-3600}
 BOOT_OPTS[lbs4k]="--cpus 4 --mem 1024 --nvme 4 --nvme-size 80M --nvme-lbs 4096 --nvme-pbs 4096 --virtio-blk 1:64M:512:16384"
 BOOT_TIMEOUT[lbs4k]=${gtimeout:-600}
-BOOT_OPTS[poll]="--cpus 4 --mem 1536 --nvme 4 --nvme-size 80M --virtio-blk 1:64M:512:512 --append nvme.poll_queues=2"
+BOOT_OPTS[poll]="--cpus 4 --mem 1536 --nvme 4 --nvme-size 80M --virtio-blk 1:64M:512:512 --append nvme.poll_queues=2 --append nvme_core.multipath=N"
 BOOT_TIMEOUT[poll]=${gtimeout:-600}
 BOOT_OPTS[hotrm]="--cpus 4 --mem 2048 --nvme 4 --nvme-size 96M --append nvme_core.io_timeout=5"
 BOOT_TIMEOUT[hotrm]=${gtimeout:-600}
