@@ -148,6 +148,10 @@ for s in $setups; do
 		opts+=(--nvme 0 --icount --env BENCH_ICOUNT=1)
 		[ -z "$clocksource" ] && opts+=(--append clocksource=tsc)
 		;;
+	# nvme-tcp members without native multipath: each namespace one
+	# blk-mq disk, whose stat counts its flushes (W5); a multipath head
+	# is bio-based and counts none
+	e) opts+=(--nvme 0 --append nvme_core.multipath=N) ;;
 	*) opts+=(--nvme 0) ;;
 	esac
 	qflag=()
