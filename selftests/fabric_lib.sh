@@ -8,6 +8,13 @@
 # nvme-cli.  A cut link is an nftables table dropping every packet to or
 # from the target's port (the host then sees a real path loss: keep-alive
 # timeout, error recovery, reconnect attempts); fab_restore deletes it.
+# With FAB_NETNS=1 (set before fab_ready; the bench's setup e) each target
+# lives in a network namespace of its own (mqsfab<T>) joined to the
+# initiator's by a veth pair, 10.77.<T>.1 here, 10.77.<T>.2 there: nvmet's
+# ports are not per namespace, but nvmet-tcp opens a port's listening
+# socket in the network namespace of the task that enables the port (the
+# link of a subsystem into it), so fab_in_target makes that link inside
+# the target's namespace.  fab_cut and fab_restore are for 127.0.0.1.
 # fab_cleanup (the EXIT trap) disconnects, removes the nft tables, the
 # nvmet configuration and the modules loaded here: nothing is left.
 
@@ -37,13 +44,49 @@ FAB_DIR=		# tmpfs of the backing files (nvmet sees a size of 0
 # sends page by page, so only 6.1 runs the fabric tests without them.
 FAB_THP=/sys/kernel/mm/transparent_hugepage/enabled
 FAB_THP_WAS=
+FAB_NETNS=${FAB_NETNS:-0}	# 1: each target in its own netns, over veth
+
+# fab_addr T: the address target T listens on
+fab_addr() {
+	if [ "$FAB_NETNS" = 1 ]; then echo "10.77.$1.2"; else echo 127.0.0.1; fi
+}
+
+# fab_in_target T CMD...: run CMD in target T's network namespace (as it
+# is without FAB_NETNS)
+fab_in_target() {
+	local t=$1
+	shift
+	if [ "$FAB_NETNS" = 1 ]; then
+		nsenter --net="/run/netns/mqsfab$t" "$@"
+	else
+		"$@"
+	fi
+}
+
+# fab_veth T: network namespace mqsfab<T>, joined to this one by the veth
+# pair mqsfab<T> (here) and eth0 (there)
+fab_veth() {
+	local t=$1 ns=mqsfab$1
+	ip netns add "$ns" &&
+		ip link add "$ns" type veth peer name eth0 netns "$ns" &&
+		ip addr add "10.77.$t.1/24" dev "$ns" &&
+		ip link set "$ns" up &&
+		ip -n "$ns" addr add "$(fab_addr "$t")/24" dev eth0 &&
+		ip -n "$ns" link set eth0 up &&
+		ip -n "$ns" link set lo up
+}
 
 # fab_ready: nvme-cli, nft and the nvmet/nvme-tcp modules; prints why not
 fab_ready() {
-	local m
+	local m mods
 	command -v nvme >/dev/null || { echo "needs nvme-cli (tools/deps.sh)"; return 1; }
 	command -v nft >/dev/null || { echo "needs nft (nftables, tools/deps.sh)"; return 1; }
-	for m in nvmet nvmet_tcp nvme_tcp nf_tables; do
+	mods=(nvmet nvmet_tcp nvme_tcp nf_tables)
+	if [ "$FAB_NETNS" = 1 ]; then
+		command -v nsenter >/dev/null || { echo "needs nsenter (util-linux)"; return 1; }
+		mods+=(veth)
+	fi
+	for m in "${mods[@]}"; do
 		if [ ! -d "/sys/module/$m" ]; then
 			modprobe "$m" >/dev/null 2>&1 ||
 				{ echo "kernel without module $m (CONFIG_NVME_TARGET_TCP, CONFIG_NVME_TCP, CONFIG_NF_TABLES)"; return 1; }
@@ -73,11 +116,16 @@ fab_ready() {
 }
 
 # fab_target T NS SIZE: target T exporting NS namespaces of SIZE bytes
-# (sparse files in FAB_DIR) on port FAB_PORT0 + T
+# (sparse files in FAB_DIR) on port FAB_PORT0 + T (with FAB_NETNS in its
+# own network namespace)
 fab_target() {
 	local t=$1 nns=$2 size=$3 s n p
 	s=$FAB_CFG/subsystems/$FAB_NQN$t
 	p=$FAB_CFG/ports/$t
+	if [ "$FAB_NETNS" = 1 ]; then
+		fab_veth "$t" || return 1
+	fi
+	FAB_TARGETS=$t
 	mkdir "$s" || return 1
 	echo 1 >"$s/attr_allow_any_host" || return 1
 	for n in $(seq "$nns"); do
@@ -90,17 +138,16 @@ fab_target() {
 	mkdir "$p" &&
 		echo tcp >"$p/addr_trtype" &&
 		echo ipv4 >"$p/addr_adrfam" &&
-		echo 127.0.0.1 >"$p/addr_traddr" &&
+		fab_addr "$t" >"$p/addr_traddr" &&
 		echo $((FAB_PORT0 + t)) >"$p/addr_trsvcid" &&
-		ln -s "$s" "$p/subsystems/" || return 1
-	FAB_TARGETS=$t
+		fab_in_target "$t" ln -s "$s" "$p/subsystems/"
 }
 
 # fab_connect T [P]: connect to target T through its port P (default T;
 # reconnect every FAB_RECONNECT seconds, at most FAB_LOSS_TMO /
 # FAB_RECONNECT times)
 fab_connect() {
-	nvme connect -t tcp -a 127.0.0.1 -s $((FAB_PORT0 + ${2:-$1})) -n "$FAB_NQN$1" \
+	nvme connect -t tcp -a "$(fab_addr "$1")" -s $((FAB_PORT0 + ${2:-$1})) -n "$FAB_NQN$1" \
 		--reconnect-delay "$FAB_RECONNECT" --ctrl-loss-tmo "$FAB_LOSS_TMO" >/dev/null
 }
 
@@ -111,9 +158,9 @@ fab_second_path() {
 	mkdir "$p" &&
 		echo tcp >"$p/addr_trtype" &&
 		echo ipv4 >"$p/addr_adrfam" &&
-		echo 127.0.0.1 >"$p/addr_traddr" &&
+		fab_addr "$1" >"$p/addr_traddr" &&
 		echo $((FAB_PORT0 + $2)) >"$p/addr_trsvcid" &&
-		ln -s "$FAB_CFG/subsystems/$FAB_NQN$1" "$p/subsystems/" &&
+		fab_in_target "$1" ln -s "$FAB_CFG/subsystems/$FAB_NQN$1" "$p/subsystems/" &&
 		fab_connect "$1" "$2"
 }
 
@@ -223,6 +270,8 @@ fab_teardown() {
 			rmdir "$n"
 		done
 		[ -d "$s" ] && { rmdir "$s" || echo "# cleanup: rmdir $s failed"; }
+		# the veth pair goes with the namespace
+		[ -e "/run/netns/mqsfab$t" ] && ip netns delete "mqsfab$t"
 	done
 	FAB_TARGETS=0
 	FAB_DEVS=()

@@ -10,7 +10,8 @@
 #   QUICK=1          quick mode (1 run per figure, short runs, fewer points)
 #   KVER=6.12        guest kernel (6.1, 6.12, a full release, debug)
 #   BENCH_SETUPS     member setups to run, default "a b c d" (d: CPU cost
-#                    in guest time, always single-threaded TCG with icount)
+#                    in guest time, always single-threaded TCG with icount;
+#                    e, nvme-tcp members over veth, only when named)
 #   BENCH_CPUS       guest vCPUs (default 2, the host's cores)
 #   BENCH_MEM        guest memory in MiB (default 4096)
 #   BENCH_OUT        result directory (default bench-results/<timestamp>)
@@ -88,7 +89,7 @@ estimate=estimate
 while read -r s e; do est[$s]=$e; done < <(BENCH_CPUS=$cpus $py "$here/benchlib.py" $estimate "$quick" $setups)
 total=0
 for s in $setups; do
-	[ -n "${est[$s]:-}" ] || { say "unknown setup '$s' (a, b, c, d)"; exit 2; }
+	[ -n "${est[$s]:-}" ] || { say "unknown setup '$s' (a, b, c, d, e)"; exit 2; }
 	total=$((total + est[$s]))
 done
 
@@ -147,6 +148,10 @@ for s in $setups; do
 		opts+=(--nvme 0 --icount --env BENCH_ICOUNT=1)
 		[ -z "$clocksource" ] && opts+=(--append clocksource=tsc)
 		;;
+	# nvme-tcp members without native multipath: each namespace one
+	# blk-mq disk, whose stat counts its flushes (W5); a multipath head
+	# is bio-based and counts none
+	e) opts+=(--nvme 0 --append nvme_core.multipath=N) ;;
 	*) opts+=(--nvme 0) ;;
 	esac
 	qflag=()

@@ -157,7 +157,28 @@ SETUPS = {
         # per member job, each rounded up to whole huge pages
         "hugepages": 32,
     },
+    "e": {
+        "title": "nvme-tcp namespaces of 2 nvmet targets, each target in "
+                 "a network namespace of its own joined by a veth pair, "
+                 "backed by tmpfs files: the loopback network is the limit",
+        "members": 4,
+        "nvme": 0,
+        # tools/bench/fabric.sh (selftests/fabric_lib.sh with FAB_NETNS=1):
+        # targets x namespaces of size MiB; the members alternate between
+        # the targets, so that every array of 2 or more spans both veths.
+        # nvmet reports a volatile write cache: W5's flushes go to the
+        # targets (an fsync of a tmpfs file there)
+        "fabric": {"targets": 2, "namespaces": 8, "size_mib": 80},
+        "region": {"full": 64, "quick": 64},
+        # every member (W3, W5 go to 16)
+        "prefill": True,
+    },
 }
+
+# Setup e's workloads: the arrays against each other and against the raw
+# members on remote namespaces (W4, W6, W7 and W8 ask about the members'
+# bandwidth, writeback and request shape, which setups b and c cover)
+FABRIC_WORKLOADS = ["W1", "W2", "W3", "W5"]
 
 # Which workloads run where.  W3 (scaling to 16 members), W4 (reads against
 # one member's bandwidth) and W5 (flushes to a volatile write cache) need
@@ -168,11 +189,13 @@ SETUP_WORKLOADS = {
     "full": {"a": ["W1", "W2", "W7", "W8"],
              "b": WORKLOADS,
              "c": ["W1", "W2", "W6", "W7", "W8"],
-             "d": [CPU]},
+             "d": [CPU],
+             "e": FABRIC_WORKLOADS},
     "quick": {"a": ["W1", "W2", "W7"],
               "b": WORKLOADS,
               "c": ["W1", "W2", "W7"],
-              "d": [CPU]},
+              "d": [CPU],
+              "e": FABRIC_WORKLOADS},
 }
 
 MAIN_CHUNK = 64  # KiB: W1, W2, W3, W5, W6
@@ -236,7 +259,8 @@ def params(quick):
         return {
             "mode": "quick", "reps": 1,
             "rt_cpu": 0.5, "rt_bw": 0.4, "rt_w5": 0.4, "ramp": 0.1,
-            "chunks": {"a": [64], "b": [4, 64, 512], "c": [64]},
+            "chunks": {"a": [64], "b": [4, 64, 512], "c": [64],
+                       "e": [MAIN_CHUNK]},
             "w3_counts": [4, 16], "w5_counts": [1, 16],
             "w4_sizes": [4, 128], "w4_chunks": [64], "w4_rt": 0.25,
             "w7_ios": 4, "w5_region_mib": 16,
@@ -252,7 +276,8 @@ def params(quick):
     return {
         "mode": "full", "reps": 3,
         "rt_cpu": 1.5, "rt_bw": 0.8, "rt_w5": 3.0, "ramp": 0.1,
-        "chunks": {"a": [4, 64, 512], "b": [4, 64, 512], "c": [4, 64, 512]},
+        "chunks": {"a": [4, 64, 512], "b": [4, 64, 512], "c": [4, 64, 512],
+                   "e": [MAIN_CHUNK]},
         "w3_counts": [1, 2, 4, 8, 16], "w5_counts": [1, 2, 4, 8, 16],
         "w4_sizes": [4, 64, 128, 256, 512], "w4_chunks": [4, 64, 512],
         "w4_rt": 0.3,
@@ -685,7 +710,7 @@ def profile_estimate(setup, quick, vcpus=2):
     icount = s.get("icount")
     t = COST["icount_boot"] if icount else COST["boot"]
     if s.get("prefill"):
-        t += max(s["members"], s.get("wide", 0)) * \
+        t += prefill_count(s) * \
             (s["region"][p["mode"]] + 4) * MIB / COST["prefill_bw"] + 3
     for point in PROFILE.get(setup, []):
         mem = ["/dev/x%d" % i for i in range(point["members"])]
@@ -702,6 +727,15 @@ def profile_estimate(setup, quick, vcpus=2):
                 fio += COST["invocation"]
             t += create + fio + PROFILE_REPORT_COST
     return t
+
+
+def prefill_count(s):
+    """How many members the prefill of setup s writes: the first "members"
+    or, where points go beyond them, every one (setup d's wide point,
+    setup e's W3 and W5 at 16)."""
+    if s.get("fabric"):
+        return s["fabric"]["targets"] * s["fabric"]["namespaces"]
+    return max(s["members"], s.get("wide", 0))
 
 
 def step_estimate(step, setup, quick, vcpus=2):
@@ -726,7 +760,7 @@ def setup_estimate(setup, quick, vcpus=2):
     s = SETUPS[setup]
     t = COST["icount_boot"] if s.get("icount") else COST["boot"]
     if s.get("prefill"):
-        t += max(s["members"], s.get("wide", 0)) * \
+        t += prefill_count(s) * \
             (s["region"][p["mode"]] + 4) * MIB / COST["prefill_bw"] + 3
     return t + sum(step_estimate(st, setup, quick, vcpus)
                    for st in plan(setup, quick, vcpus))

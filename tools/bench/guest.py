@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """In-guest benchmark runner: one member setup per boot.
 
-    guest.py --setup a|b|c|d --out DIR [--quick]
+    guest.py --setup a|b|c|d|e --out DIR [--quick]
 
 Run by tools/bench/bench.sh through tools/vm/run-vm.sh (DIR is shared with
 the host).  Creates the members, then for every step of the plan
@@ -49,6 +49,8 @@ import benchlib as B  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 KMSG = os.path.join(REPO, "selftests", "kmsg.py")
+# setup e's members (the fabric tests' bed over veth)
+FABRIC = os.path.join(HERE, "fabric.sh")
 STRIPECTL = os.environ.get("STRIPECTL",
                            os.path.join(REPO, "tools/stripectl/stripectl"))
 # bench.sh copies stripectl and the modules into OUT/bin at the start, so
@@ -305,7 +307,9 @@ class Runner:
 
     def make_members(self):
         s = self.s
-        if s["nvme"]:
+        if s.get("fabric"):
+            self.fabric_members()
+        elif s["nvme"]:
             devs = sorted(glob.glob("/dev/nvme*n1"),
                           key=lambda x: int(x[len("/dev/nvme"):-2]))
             if len(devs) < s["nvme"]:
@@ -344,6 +348,45 @@ class Runner:
         self.info["member_bytes"] = int(sh(["blockdev", "--getsize64",
                                             self.members[0]]))
 
+    def fabric_members(self):
+        """Setup e: the nvme-tcp namespaces of nvmet targets in network
+        namespaces of their own, over veth (fabric.sh, the fabric tests'
+        bed), alternating between the targets."""
+        fb = self.s["fabric"]
+        nt, nns = fb["targets"], fb["namespaces"]
+        self.fabric_up = nt
+        devs = sh(["bash", FABRIC, "up", str(nt), str(nns),
+                   "%dM" % fb["size_mib"]], timeout=600).split()
+        if len(devs) != nt * nns:
+            raise RuntimeError("fabric.sh: expected %d namespaces, have %s"
+                               % (nt * nns, devs))
+        self.members = [devs[t * nns + i] for i in range(nns)
+                        for t in range(nt)]
+        # nvmet reports a volatile write cache: W5 runs on the same ones
+        self.cache_members = self.members
+        self.info["member_params"]["fabric"] = dict(
+            fb, transport="tcp", backing="tmpfs file, buffered_io")
+        self.info["fabric"] = {"paths": {}, "net": fabric_net()}
+        for m in self.members:
+            name = os.path.basename(m)
+            addr = glob.glob("/sys/block/%s/device/address" % name) or \
+                glob.glob("/sys/block/%s/device/nvme*/address" % name)
+            self.info["fabric"]["paths"][name] = readf(addr[0]) if addr \
+                else None
+
+    def fabric_down(self):
+        """Setup e: the bytes that crossed the veth pairs, then the
+        targets and their network namespaces away."""
+        nt = getattr(self, "fabric_up", 0)
+        if not nt:
+            return
+        self.info.setdefault("fabric", {})["net_end"] = fabric_net()
+        self.fabric_up = 0
+        try:
+            sh(["bash", FABRIC, "down", str(nt)], timeout=300)
+        except (RuntimeError, Stuck) as e:
+            self.info["errors"].append("fabric.sh down: %s" % e)
+
     def prefill(self):
         """Write the region every job touches on the first members, so that
         reads copy data (memory-backed null_blk, NVMe images) the same way
@@ -351,10 +394,7 @@ class Runner:
         if not self.s.get("prefill"):
             return
         reg = self.s["region"][self.mode] + 4
-        # setup d reads every member (its wide point); the others the
-        # first ones
-        mem = self.members if self.s.get("wide") else \
-            self.members[:self.s["members"]]
+        mem = self.members[:B.prefill_count(self.s)]
         self.progress("prefill %d MiB of %d members" % (reg, len(mem)),
                       self.left_est(0))
         t = time.time()
@@ -1230,6 +1270,17 @@ def clock_check(rtc_seconds=3):
     return (t1 - t0) / float(r1 - r0)
 
 
+def fabric_net():
+    """The byte counters of setup e's veth pairs (this side's end of each:
+    fabric_lib.sh's mqsfab<T>): {name: [rx_bytes, tx_bytes]}."""
+    out = {}
+    for d in sorted(glob.glob("/sys/class/net/mqsfab*")):
+        st = os.path.join(d, "statistics")
+        out[os.path.basename(d)] = [int(readf(os.path.join(st, k), "0"))
+                                    for k in ("rx_bytes", "tx_bytes")]
+    return out
+
+
 def write_job_file(jobs):
     """Empty WORK and write one fio job file holding jobs; its path."""
     for f in glob.glob(os.path.join(WORK, "*")):
@@ -1289,6 +1340,7 @@ def main():
         rc = 1
     finally:
         r.cleanup_all()
+        r.fabric_down()
         r.check_klog()
         if rc != EXIT_CLOCK:
             with open(os.path.join(r.raw, "setup.json"), "w") as f:

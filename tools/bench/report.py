@@ -547,7 +547,9 @@ def targets(D, F, th=None):
     MEASURED, the figure.  th: TH_BENCH (default) or TH_DRIVER."""
     th = th or TH_BENCH
     res = []
-    setups = sorted(D.setups)
+    # not setup e: there the loopback network sets the figures (its own
+    # section compares the arrays)
+    setups = sorted(x for x in D.setups if x not in fabric_setups(D))
 
     def add(tid, text, status, figure):
         res.append({"id": tid, "target": text, "status": status,
@@ -562,6 +564,127 @@ def targets(D, F, th=None):
     target_w6(D, F, th, setups, add)
     target_w8(D, F, th, setups, add)
     return res
+
+
+# ------------------------------------------------------------------ setup e
+
+def fabric_setups(D):
+    return sorted(x for x in D.setups if B.SETUPS.get(x, {}).get("fabric"))
+
+
+def fabric_points(D, F, s):
+    """Setup e's figures, one row per point: mqstripe, md raid0,
+    dm-stripe and the raw members' combined figure (JBOD; at one member
+    the member itself), medians of the same boot, and mqstripe's ratios
+    to each."""
+    n = B.SETUPS[s]["members"]
+    pts = [("W1", "4K-randread", n, "iops"),
+           ("W2", "16K-randrw-75/25", n, "iops")]
+    for wl, var, metric in (("W3", "seq-read", "MBps"),
+                            ("W3", "seq-write", "MBps"),
+                            ("W5", "4K-randwrite-fsync", "iops")):
+        for m in sorted({r["members"] for r in D.runs if r["setup"] == s
+                         and r["workload"] == wl and r["variant"] == var
+                         and r["system"] == "mqstripe"}):
+            pts.append((wl, var, m, metric))
+    out = []
+    for wl, var, m, metric in pts:
+        row = {"workload": wl, "variant": var, "members": m,
+               "metric": metric, "chunk_kib": B.MAIN_CHUNK}
+        for x in B.ARRAYS:
+            row[x] = F.med(s, wl, var, x, m, B.MAIN_CHUNK, metric)
+        rx, rn = ("single", 1) if m == 1 else ("jbod", m)
+        row["raw"] = F.med(s, wl, var, rx, rn, None, metric)
+        row["raw_system"] = rx
+        for o in ("md", "dm", "raw"):
+            row["mqstripe/" + o] = ratio(row["mqstripe"], row[o])
+        if any(row[x] is not None for x in B.ARRAYS):
+            out.append(row)
+    return out
+
+
+def fabric_net_bytes(info):
+    """Bytes that crossed setup e's veth pairs during the setup."""
+    fab = info.get("fabric") or {}
+    a, b = fab.get("net") or {}, fab.get("net_end") or {}
+    tot = 0
+    for k, v in b.items():
+        w = a.get(k, [0, 0])
+        tot += (v[0] - w[0]) + (v[1] - w[1])
+    return tot if b else None
+
+
+def fabric_summary(D, F):
+    """results.json's "fabric": setup e's points and its veth traffic."""
+    return {s: {"points": fabric_points(D, F, s),
+                "veth_bytes": fabric_net_bytes(D.setups[s]),
+                "paths": (D.setups[s].get("fabric") or {}).get("paths")}
+            for s in fabric_setups(D)}
+
+
+def fabric_section(md, D, F):
+    """Setup e: the arrays on remote namespaces, against each other and
+    against the raw members, and what sets the figures."""
+    for s in fabric_setups(D):
+        info = D.setups[s]
+        fb = B.SETUPS[s]["fabric"]
+        rows, near = [], []
+        for p in fabric_points(D, F, s):
+            unit = "MB/s" if p["metric"] == "MBps" else (
+                "fsync/s" if p["workload"] == "W5" else "IOPS")
+            rows.append(["%s %s" % (p["workload"], p["variant"]),
+                         p["members"], unit] +
+                        [F.cell(s, p["workload"], p["variant"], x,
+                                p["members"], B.MAIN_CHUNK, p["metric"])
+                         for x in B.ARRAYS] +
+                        [F.cell(s, p["workload"], p["variant"],
+                                p["raw_system"],
+                                1 if p["raw_system"] == "single" else
+                                p["members"], None, p["metric"])] +
+                        [fratio(p["mqstripe/" + o])
+                         for o in ("md", "dm", "raw")])
+            best = max([p[x] for x in B.ARRAYS if p[x] is not None] or
+                       [None])
+            r = ratio(best, p["raw"])
+            if r is not None:
+                near.append(r)
+        md("## Setup %s: %s" % (s, info.get("title", "")))
+        md()
+        md("%d nvmet targets of %d namespaces each (%d MiB tmpfs files, "
+           "buffered_io), each target in a network namespace of its own "
+           "joined to the initiator's by a veth pair; the initiator "
+           "connects with nvme-cli over nvme-tcp (`tools/bench/fabric.sh`, "
+           "the fabric tests' bed, `selftests/fabric_lib.sh`), native "
+           "multipath off (`nvme_core.multipath=N`: each namespace a "
+           "blk-mq disk of its own, whose stat counts its flushes).  The "
+           "members alternate between the targets.  mqstripe, md raid0 "
+           "and dm-stripe on the same namespaces, chunk %dK, in one boot; "
+           "\"raw members\": the members driven in parallel (JBOD; at one "
+           "member that member), their combined figure." % (
+               fb["targets"], fb["namespaces"], fb["size_mib"],
+               B.MAIN_CHUNK))
+        md()
+        md.table(["point", "members", "unit", "mqstripe", "md raid0",
+                  "dm-stripe", "raw members", "mq/md", "mq/dm", "mq/raw"],
+                 rows)
+        nb = fabric_net_bytes(info)
+        md("**What the loopback network sets, not the array.** Every IO "
+           "here is an nvme-tcp command and its data through the kernel's "
+           "TCP stack twice (initiator and target), the veth pair between "
+           "them and the target's copy into tmpfs, all run by the same %s "
+           "emulated vCPUs (TCG) that also run fio and the arrays: the "
+           "raw members' combined figure is what that path gives with no "
+           "array, and an array's figure is that path's cost for the IO "
+           "pattern the array sends it (how many commands, how large, "
+           "over how many connections), not a device's limit.  Best "
+           "array / raw members: %s.%s Compare the arrays with each other "
+           "and with the raw members only within this boot; what each "
+           "array costs in CPU is setup d's." % (
+               (info.get("env") or {}).get("vcpus", "?"),
+               "%.2f to %.2f x" % (min(near), max(near)) if near else "–",
+               "" if nb is None else
+               " %.1f GB crossed the veth pairs." % (nb / 1e9)))
+        md()
 
 
 # ------------------------------------------------------------------ setup d
@@ -1191,7 +1314,7 @@ def report_w5(md, D, F):
     md()
     md("fio psync, O_DIRECT 4K random writes, fsync after each (one "
        "thread); arrays chunk 64K. Members with a volatile write cache "
-       "(null_blk cache_size). Flushes per fsync: flush requests completed "
+       "(null_blk cache_size; setup e: nvmet's). Flushes per fsync: flush requests completed "
        "by all members (field 16 of /sys/block/MEMBER/stat) / fsyncs. The "
        "single member is the baseline. JBOD here is the same one thread "
        "on the raw members, each write to a member picked at random and "
@@ -1384,6 +1507,7 @@ def write_report(D, F, T, TD, plots, path, elapsed, TC=(), rounds=()):
     report_w8(md, D, F)
     if not classic:
         del md.lines[wstart:]
+    fabric_section(md, D, F)
     cpu_section(md, D, F, rounds)
 
     if D.problems:
@@ -1620,6 +1744,7 @@ def main():
         "runs": D.runs,
         "figures": F.as_list(),
         "ratios": all_ratios(F),
+        "fabric": fabric_summary(D, F),
         "w6_series": [{"setup": w["run"]["setup"], "system":
                        w["run"]["system"], "variant": w["run"]["variant"],
                        "rep": w["run"]["rep"], "wbt_lat_usec": w["wbt"],

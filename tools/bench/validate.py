@@ -6,8 +6,12 @@ W1..W8 has figures, report.md has its sections and one MET/MISSED line per
 target, the plots are PNG files.  When setup d (CPU cost in guest time)
 ran: every point of its plan has a figure in two rounds with instructions
 per IO (per MiB), no figure's rounds differ by more than 2 % (else the
-setup failed), one verdict and one report line per CPU-cost target.  The
-checks of setups a-c are skipped when only d ran, and d's when it did not.
+setup failed), one verdict and one report line per CPU-cost target.  When
+setup e (nvme-tcp members) ran: its points (W1, W2, W3 and W5 at each
+member count) with mqstripe's, md's, dm's and the raw members' figures and
+mqstripe's ratios to each, in results.json and in its report section, and
+the section's sentence on what the network sets.  The checks of setups
+a-c are skipped when none of them ran, d's and e's when they did not.
 
     validate.py [--bench-rc RC] DIR
 
@@ -34,6 +38,8 @@ TARGETS_DRIVER = ["W7", "W3", "W1", "W2", "W1P", "W4", "W5", "W6", "W8"]
 # the setups of the workloads W1..W8, and setup d's
 CLASSIC = ("a", "b", "c")
 CPU_SETUP = "d"
+# nvme-tcp members over veth: W1, W2, W3, W5, no targets
+FABRIC_SETUP = "e"
 
 
 def main():
@@ -84,6 +90,7 @@ def main():
               "host cores")
         ran = set(rj.get("setups") or {})
         classic = bool(ran & set(CLASSIC)) or not ran
+        fabric = FABRIC_SETUP in ran
         runs = rj.get("runs") or []
         bad = [r for r in runs if not isinstance(r.get("metrics"), dict) or
                r.get("system") not in B.SYSTEMS or
@@ -100,7 +107,12 @@ def main():
         if classic:
             check_classic(rj, figs, runs, check)
         else:
-            skip("workloads W1..W8 and their targets", "only setup d ran")
+            skip("workloads W1..W8 and their targets",
+                 "none of setups %s ran" % ", ".join(CLASSIC))
+        if fabric:
+            check_fabric(rj, check)
+        else:
+            skip("setup e (nvme-tcp members)", "setup e did not run")
         if CPU_SETUP in ran:
             check_cpu(rj, figs, check)
         else:
@@ -112,7 +124,7 @@ def main():
         check(not errs, "no step failed and no kernel report (WARNING, BUG, "
               "Oops, ...) in the guests", "; ".join(errs)[:1500])
     else:
-        ran, classic = set(), True
+        ran, classic, fabric = set(), True, False
 
     md = None
     try:
@@ -130,6 +142,8 @@ def main():
             check_classic_md(md, check)
         if CPU_SETUP in ran:
             check_cpu_md(md, check)
+        if fabric:
+            check_fabric_md(md, check)
     if classic:
         check_plots(d, check, skip)
     print_tap(res)
@@ -166,6 +180,49 @@ def check_classic(rj, figs, runs, check):
     nm = [t["id"] for t in tgd if t.get("status") == "NOT MEASURED"]
     check(not nm, "every driver target evaluated (MET or MISSED)",
           "not measured: %s" % nm)
+
+
+def fabric_want(quick):
+    """Setup e's points: (workload, variant, members)."""
+    p = B.params(quick)
+    n = B.SETUPS[FABRIC_SETUP]["members"]
+    return ([("W1", "4K-randread", n), ("W2", "16K-randrw-75/25", n)] +
+            [("W3", "seq-" + rw, m) for rw in ("read", "write")
+             for m in p["w3_counts"]] +
+            [("W5", "4K-randwrite-fsync", m) for m in p["w5_counts"]])
+
+
+def check_fabric(rj, check):
+    """Setup e: every point, each with the three arrays, the raw members
+    and mqstripe's ratios, in results.json."""
+    pts = ((rj.get("fabric") or {}).get(FABRIC_SETUP) or {}).get(
+        "points") or []
+    have = {(p.get("workload"), p.get("variant"), p.get("members")): p
+            for p in pts}
+    want = fabric_want(rj.get("mode") == "quick")
+    miss = [w for w in want if w not in have]
+    check(not miss, "setup e: a figure of every point (W1, W2, W3 and W5 "
+          "at each member count)", "missing: %s" % miss)
+    keys = B.ARRAYS + ["raw", "mqstripe/md", "mqstripe/dm", "mqstripe/raw"]
+    bad = ["%s %s %d: %s" % (w + (", ".join(
+        k for k in keys if not isinstance(have[w].get(k), (int, float))),))
+           for w in want if w in have and not all(
+               isinstance(have[w].get(k), (int, float)) for k in keys)]
+    check(not bad, "setup e: every point has mqstripe, md raid0, "
+          "dm-stripe and the raw members, and mqstripe's ratios to each",
+          "; ".join(bad))
+
+
+def check_fabric_md(md, check):
+    sec = re.search(r"^## Setup e: .*?(?=^## |\Z)", md, re.M | re.S)
+    check(sec is not None, "report.md has the setup e section")
+    sec = sec.group(0) if sec else ""
+    check("| mq/md | mq/dm | mq/raw |" in sec and re.search(
+        r"^\| W1 4K-randread \| 4 \|", sec, re.M) is not None,
+        "setup e's table: the points with mqstripe's ratios to md, dm and "
+        "the raw members")
+    check("What the loopback network sets, not the array." in sec,
+          "setup e's section says what the loopback network sets")
 
 
 def check_cpu(rj, figs, check):

@@ -25,21 +25,10 @@ TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BENCH = os.path.join(TOP, "tools", "bench")
 sys.dont_write_bytecode = True
 sys.path.insert(0, BENCH)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
-
-n = 0
-failed = 0
-
-
-def result(ok, name, detail=""):
-    global n, failed
-    n += 1
-    if not ok:
-        failed += 1
-    print("%s %d %s" % ("ok" if ok else "not ok", n, name))
-    if not ok and detail:
-        for line in str(detail).splitlines()[:20]:
-            print("#   " + line)
+import benchfix  # noqa: E402
+from benchfix import report_validate, result, write_host  # noqa: E402
 
 
 # The figures of a run where every CPU-cost target is met with a margin:
@@ -90,17 +79,7 @@ def make_run(d, figure, quick=True):
     os.makedirs(os.path.join(sd, "r1"))
     os.makedirs(os.path.join(sd, "r2"))
     mode = "quick" if quick else "full"
-    host = {"host_cores": 2, "host_cpu": "test", "host_kernel": "test",
-            "qemu": "QEMU test", "accel_requested": "tcg", "kver": "6.12",
-            "mode": mode, "setups": "d", "vcpus": 2, "mem_mib": 4096,
-            "started": 1700000000, "loadavg_start": "0 0 0"}
-    with open(os.path.join(raw, "host-start.json"), "w") as f:
-        json.dump(host, f)
-    with open(os.path.join(raw, "host-end.json"), "w") as f:
-        json.dump({"loadavg_end": "0 0 0", "wall_seconds": 150}, f)
-    with open(os.path.join(raw, "host-d.json"), "w") as f:
-        json.dump({"setup": "d", "rc": 0, "boot_wall_seconds": 150,
-                   "known_crashes": 0}, f)
+    write_host(raw, "d", mode)
     mem = ["/dev/nullb%d" % i for i in range(B.SETUPS["d"]["wide"])]
     man = open(os.path.join(sd, "manifest.jsonl"), "w")
     for k, st in enumerate(B.plan("d", quick)):
@@ -148,17 +127,7 @@ def run(name, scale=None, quick=True):
     validate's output, validate's exit status, report.py's output)."""
     d = os.path.join(TMP, name)
     make_run(d, lambda *a: base_figure(*a, scale=scale), quick)
-    rep = subprocess.run([sys.executable, os.path.join(BENCH, "report.py"),
-                          d], capture_output=True, text=True)
-    if rep.returncode != 0:
-        return None, "", rep.stderr, 1, rep.stdout
-    val = subprocess.run([sys.executable, os.path.join(BENCH, "validate.py"),
-                          d], capture_output=True, text=True)
-    with open(os.path.join(d, "results.json")) as f:
-        rj = json.load(f)
-    with open(os.path.join(d, "report.md")) as f:
-        md = f.read()
-    return rj, md, val.stdout, val.returncode, rep.stdout
+    return report_validate(d)
 
 
 def status(rj, tid):
@@ -446,7 +415,7 @@ try:
     G.HOST_CLOCK = None
     result(ended, "guest.py communicate_bounded: a timeout passed in guest "
            "and host time ends the wait")
-    print("1..%d" % n)
+    print("1..%d" % benchfix.n)
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
-sys.exit(1 if failed else 0)
+sys.exit(1 if benchfix.failed else 0)
