@@ -38,21 +38,37 @@ FAB_DIR=		# tmpfs of the backing files (nvmet sees a size of 0
 FAB_THP=/sys/kernel/mm/transparent_hugepage/enabled
 FAB_THP_WAS=
 
-# fab_ready: nvme-cli, nft and the nvmet/nvme-tcp modules; prints why not
+# The kernel option of each module the bed loads.
+declare -A FAB_KCONFIG=([nvmet]=CONFIG_NVME_TARGET [nvmet_tcp]=CONFIG_NVME_TARGET_TCP
+	[nvme_tcp]=CONFIG_NVME_TCP [nf_tables]=CONFIG_NF_TABLES)
+# Which kernels have them (the skip reason): Debian's, and the debug
+# kernel when built from tools/vm/debug.config.
+FAB_KHINT="the fabric tests need nvmet, nvmet_tcp, nvme_tcp and nf_tables with the inet family; a debug kernel built from tools/vm/debug.config (make debug-kernel) has them"
+
+# fab_ready: nvme-cli, nft and the nvmet/nvme-tcp modules.  Returns 1 when
+# a prerequisite is missing (the test skips), 2 when the bed cannot be set
+# up on a kernel that has them (the test fails); prints why.
 fab_ready() {
-	local m
+	local m out
 	command -v nvme >/dev/null || { echo "needs nvme-cli (tools/deps.sh)"; return 1; }
 	command -v nft >/dev/null || { echo "needs nft (nftables, tools/deps.sh)"; return 1; }
 	for m in nvmet nvmet_tcp nvme_tcp nf_tables; do
-		if [ ! -d "/sys/module/$m" ]; then
-			modprobe "$m" >/dev/null 2>&1 ||
-				{ echo "kernel without module $m (CONFIG_NVME_TARGET_TCP, CONFIG_NVME_TCP, CONFIG_NF_TABLES)"; return 1; }
-			FAB_MODS+=("$m")
+		[ -d "/sys/module/$m" ] && continue
+		if ! modinfo -n "$m" >/dev/null 2>&1; then
+			echo "kernel $(uname -r) has no module $m (${FAB_KCONFIG[$m]}): $FAB_KHINT"
+			return 1
 		fi
+		modprobe "$m" 2>&1 || { echo "modprobe $m failed"; return 2; }
+		FAB_MODS+=("$m")
 	done
+	if ! out=$(nft add table inet mqsfabprobe 2>&1); then
+		echo "nf_tables without the inet family (CONFIG_NF_TABLES_INET; nft: ${out//$'\n'/ }): $FAB_KHINT"
+		return 1
+	fi
+	nft delete table inet mqsfabprobe
 	mountpoint -q /sys/kernel/config ||
 		mount -t configfs none /sys/kernel/config 2>/dev/null
-	[ -d "$FAB_CFG" ] || { echo "no $FAB_CFG (nvmet without configfs)"; return 1; }
+	[ -d "$FAB_CFG" ] || { echo "no $FAB_CFG (nvmet loaded, configfs not mounted)"; return 2; }
 	ip link set lo up
 	case $(uname -r) in
 	6.1.*)
@@ -67,7 +83,7 @@ fab_ready() {
 	if ! mount -t tmpfs -o mode=0700 mqsfab "$FAB_DIR"; then
 		echo "cannot mount a tmpfs on $FAB_DIR"
 		FAB_DIR=
-		return 1
+		return 2
 	fi
 	return 0
 }
