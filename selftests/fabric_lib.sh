@@ -45,13 +45,24 @@ declare -A FAB_KCONFIG=([nvmet]=CONFIG_NVME_TARGET [nvmet_tcp]=CONFIG_NVME_TARGE
 # kernel when built from tools/vm/debug.config.
 FAB_KHINT="the fabric tests need nvmet, nvmet_tcp, nvme_tcp and nf_tables with the inet family; a debug kernel built from tools/vm/debug.config (make debug-kernel) has them"
 
+# fab_loadable: the modules loaded now (not the built-in ones), sorted
+fab_loadable() {
+	local d
+	for d in /sys/module/*/initstate; do
+		[ -e "$d" ] || continue
+		d=${d%/initstate}
+		echo "${d##*/}"
+	done | sort
+}
+
 # fab_ready: nvme-cli, nft and the nvmet/nvme-tcp modules.  Returns 1 when
 # a prerequisite is missing (the test skips), 2 when the bed cannot be set
 # up on a kernel that has them (the test fails); prints why.
 fab_ready() {
-	local m out
+	local m before out
 	command -v nvme >/dev/null || { echo "needs nvme-cli (tools/deps.sh)"; return 1; }
 	command -v nft >/dev/null || { echo "needs nft (nftables, tools/deps.sh)"; return 1; }
+	before=$(fab_loadable)
 	for m in nvmet nvmet_tcp nvme_tcp nf_tables; do
 		[ -d "/sys/module/$m" ] && continue
 		if ! modinfo -n "$m" >/dev/null 2>&1; then
@@ -59,8 +70,9 @@ fab_ready() {
 			return 1
 		fi
 		modprobe "$m" 2>&1 || { echo "modprobe $m failed"; return 2; }
-		FAB_MODS+=("$m")
 	done
+	# what the modprobes loaded, dependencies included: unloaded at cleanup
+	mapfile -t FAB_MODS < <(comm -13 <(echo "$before") <(fab_loadable))
 	if ! out=$(nft add table inet mqsfabprobe 2>&1); then
 		echo "nf_tables without the inet family (CONFIG_NF_TABLES_INET; nft: ${out//$'\n'/ }): $FAB_KHINT"
 		return 1
@@ -95,6 +107,7 @@ fab_target() {
 	s=$FAB_CFG/subsystems/$FAB_NQN$t
 	p=$FAB_CFG/ports/$t
 	mkdir "$s" || return 1
+	FAB_TARGETS=$t	# fab_teardown removes what was made of it
 	echo 1 >"$s/attr_allow_any_host" || return 1
 	for n in $(seq "$nns"); do
 		truncate -s "$size" "$FAB_DIR/t$t-ns$n" || return 1
@@ -108,8 +121,7 @@ fab_target() {
 		echo ipv4 >"$p/addr_adrfam" &&
 		echo 127.0.0.1 >"$p/addr_traddr" &&
 		echo $((FAB_PORT0 + t)) >"$p/addr_trsvcid" &&
-		ln -s "$s" "$p/subsystems/" || return 1
-	FAB_TARGETS=$t
+		ln -s "$s" "$p/subsystems/"
 }
 
 # fab_connect T [P]: connect to target T through its port P (default T;
@@ -233,15 +245,34 @@ fab_teardown() {
 	FAB_DEVS=()
 }
 
+# fab_unload: unload FAB_MODS, each once nothing uses it (nvmet-tcp's
+# ports go away in a work item after their configfs removal: a few tries)
+fab_unload() {
+	local m left try
+	for ((try = 0; try < 5 && ${#FAB_MODS[@]} > 0; try++)); do
+		[ "$try" = 0 ] || sleep 1
+		# a pass unloads what nothing uses any more: passes until one
+		# unloads nothing
+		while [ ${#FAB_MODS[@]} -gt 0 ]; do
+			left=()
+			for m in "${FAB_MODS[@]}"; do
+				rmmod "$m" 2>/dev/null || left+=("$m")
+			done
+			[ ${#left[@]} -lt ${#FAB_MODS[@]} ] || break
+			FAB_MODS=("${left[@]}")
+		done
+	done
+	[ ${#FAB_MODS[@]} = 0 ] || echo "# cleanup: modules left loaded: ${FAB_MODS[*]}"
+	FAB_MODS=()
+}
+
 # The EXIT trap of the fabric tests: arrays and mounts first, then the bed.
 fab_cleanup() {
-	local tmp=$MQS_TMP i
+	local tmp=$MQS_TMP
 	MQS_TMP=	# mqs_cleanup removes it; the backing files go last
 	mqs_cleanup
 	fab_teardown
-	for ((i = ${#FAB_MODS[@]} - 1; i >= 0; i--)); do
-		rmmod "${FAB_MODS[i]}" 2>/dev/null
-	done
+	fab_unload
 	[ -n "$FAB_DIR" ] && umount "$FAB_DIR"
 	[ -n "$FAB_THP_WAS" ] && echo "$FAB_THP_WAS" >"$FAB_THP"
 	[ -n "$tmp" ] && rm -rf "$tmp"
