@@ -76,9 +76,28 @@ fab_veth() {
 		ip -n "$ns" link set lo up
 }
 
-# fab_ready: nvme-cli, nft and the nvmet/nvme-tcp modules; prints why not
+# The kernel option of each module the bed loads.
+declare -A FAB_KCONFIG=([nvmet]=CONFIG_NVME_TARGET [nvmet_tcp]=CONFIG_NVME_TARGET_TCP
+	[nvme_tcp]=CONFIG_NVME_TCP [nf_tables]=CONFIG_NF_TABLES [veth]=CONFIG_VETH)
+# Which kernels have them (the skip reason): Debian's, and the debug
+# kernel when built from tools/vm/debug.config.
+FAB_KHINT="the fabric tests need nvmet, nvmet_tcp, nvme_tcp and nf_tables with the inet family; a debug kernel built from tools/vm/debug.config (make debug-kernel) has them"
+
+# fab_loadable: the modules loaded now (not the built-in ones), sorted
+fab_loadable() {
+	local d
+	for d in /sys/module/*/initstate; do
+		[ -e "$d" ] || continue
+		d=${d%/initstate}
+		echo "${d##*/}"
+	done | sort
+}
+
+# fab_ready: nvme-cli, nft and the nvmet/nvme-tcp modules.  Returns 1 when
+# a prerequisite is missing (the test skips), 2 when the bed cannot be set
+# up on a kernel that has them (the test fails); prints why.
 fab_ready() {
-	local m mods
+	local m before out mods
 	command -v nvme >/dev/null || { echo "needs nvme-cli (tools/deps.sh)"; return 1; }
 	command -v nft >/dev/null || { echo "needs nft (nftables, tools/deps.sh)"; return 1; }
 	mods=(nvmet nvmet_tcp nvme_tcp nf_tables)
@@ -86,16 +105,25 @@ fab_ready() {
 		command -v nsenter >/dev/null || { echo "needs nsenter (util-linux)"; return 1; }
 		mods+=(veth)
 	fi
+	before=$(fab_loadable)
 	for m in "${mods[@]}"; do
-		if [ ! -d "/sys/module/$m" ]; then
-			modprobe "$m" >/dev/null 2>&1 ||
-				{ echo "kernel without module $m (CONFIG_NVME_TARGET_TCP, CONFIG_NVME_TCP, CONFIG_NF_TABLES)"; return 1; }
-			FAB_MODS+=("$m")
+		[ -d "/sys/module/$m" ] && continue
+		if ! modinfo -n "$m" >/dev/null 2>&1; then
+			echo "kernel $(uname -r) has no module $m (${FAB_KCONFIG[$m]}): $FAB_KHINT"
+			return 1
 		fi
+		modprobe "$m" 2>&1 || { echo "modprobe $m failed"; return 2; }
 	done
+	# what the modprobes loaded, dependencies included: unloaded at cleanup
+	mapfile -t FAB_MODS < <(comm -13 <(echo "$before") <(fab_loadable))
+	if ! out=$(nft add table inet mqsfabprobe 2>&1); then
+		echo "nf_tables without the inet family (CONFIG_NF_TABLES_INET; nft: ${out//$'\n'/ }): $FAB_KHINT"
+		return 1
+	fi
+	nft delete table inet mqsfabprobe
 	mountpoint -q /sys/kernel/config ||
 		mount -t configfs none /sys/kernel/config 2>/dev/null
-	[ -d "$FAB_CFG" ] || { echo "no $FAB_CFG (nvmet without configfs)"; return 1; }
+	[ -d "$FAB_CFG" ] || { echo "no $FAB_CFG (nvmet loaded, configfs not mounted)"; return 2; }
 	ip link set lo up
 	case $(uname -r) in
 	6.1.*)
@@ -110,7 +138,7 @@ fab_ready() {
 	if ! mount -t tmpfs -o mode=0700 mqsfab "$FAB_DIR"; then
 		echo "cannot mount a tmpfs on $FAB_DIR"
 		FAB_DIR=
-		return 1
+		return 2
 	fi
 	return 0
 }
@@ -125,7 +153,7 @@ fab_target() {
 	if [ "$FAB_NETNS" = 1 ]; then
 		fab_veth "$t" || return 1
 	fi
-	FAB_TARGETS=$t
+	FAB_TARGETS=$t	# fab_teardown removes what was made of it
 	mkdir "$s" || return 1
 	echo 1 >"$s/attr_allow_any_host" || return 1
 	for n in $(seq "$nns"); do
@@ -277,15 +305,40 @@ fab_teardown() {
 	FAB_DEVS=()
 }
 
+# fab_unload: unload FAB_MODS, each once nothing uses it (nvmet-tcp's
+# ports go away in a work item after their configfs removal: a few tries)
+fab_unload() {
+	local m left try
+	for ((try = 0; try < 5 && ${#FAB_MODS[@]} > 0; try++)); do
+		[ "$try" = 0 ] || sleep 1
+		# a pass unloads what nothing uses any more: passes until one
+		# unloads nothing
+		while [ ${#FAB_MODS[@]} -gt 0 ]; do
+			left=()
+			for m in "${FAB_MODS[@]}"; do
+				rmmod "$m" 2>/dev/null || left+=("$m")
+			done
+			[ ${#left[@]} -lt ${#FAB_MODS[@]} ] || break
+			FAB_MODS=("${left[@]}")
+		done
+	done
+	# a dependency may stay because another user loaded since holds it
+	# (6.1's xfs holds libcrc32c, which holds crc32c_intel): only the
+	# bed's own modules are said
+	for m in "${FAB_MODS[@]}"; do
+		[[ " nvmet nvmet_tcp nvme_tcp nf_tables " == *" $m "* ]] &&
+			echo "# cleanup: module $m left loaded"
+	done
+	FAB_MODS=()
+}
+
 # The EXIT trap of the fabric tests: arrays and mounts first, then the bed.
 fab_cleanup() {
-	local tmp=$MQS_TMP i
+	local tmp=$MQS_TMP
 	MQS_TMP=	# mqs_cleanup removes it; the backing files go last
 	mqs_cleanup
 	fab_teardown
-	for ((i = ${#FAB_MODS[@]} - 1; i >= 0; i--)); do
-		rmmod "${FAB_MODS[i]}" 2>/dev/null
-	done
+	fab_unload
 	[ -n "$FAB_DIR" ] && umount "$FAB_DIR"
 	[ -n "$FAB_THP_WAS" ] && echo "$FAB_THP_WAS" >"$FAB_THP"
 	[ -n "$tmp" ] && rm -rf "$tmp"

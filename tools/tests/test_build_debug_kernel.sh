@@ -7,7 +7,8 @@
 # of the result (bzImage, modules/ without links into the work tree,
 # build/, config, debug.config, README), that a complete cache is reused,
 # that an incomplete or stale one is rebuilt, and that the work tree is
-# removed.  The real configuration steps are checked against
+# removed, and that the fragment has every option the fabric test's skip
+# reason names.  The real configuration steps are checked against
 # ../shared/debug-kernel/config by hand (tools/vm/README.md).  Prints KTAP.
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -116,6 +117,13 @@ check "--config-only stops after olddefconfig" [ "$(tail -n 1 "$STEPS")" = oldde
 check "--config-only leaves the .config" grep -qx CONFIG_KASAN=y "$TMP/cfg/linux-source-6.12/.config"
 check "--config-only reports fragment lines olddefconfig dropped" \
 	grep -q 'note: fragment line CONFIG_.* is not in the configuration' "$TMP/log7"
+
+# the options fabric_lib.sh names in its skip reason: a kernel built from
+# the fragment runs the fabric test instead of skipping it
+while read -r o; do
+	check "debug.config has $o (the fabric test)" \
+		grep -Eqx "$o=[ym]" "$TOP/tools/vm/debug.config"
+done < <(grep -o 'CONFIG_[A-Z0-9_]*' "$TOP/selftests/fabric_lib.sh" | sort -u)
 
 MQS_KSRC_TARBALL=$TMP/none.tar.xz "$SCRIPT" --force "$TMP/out2" >"$TMP/log8" 2>&1
 check "missing source tarball: exit 1" [ $? = 1 ]

@@ -22,6 +22,13 @@
 # --kernel debug boots it (it looks in $MQS_DEBUG_KERNEL, then
 # ../shared/debug-kernel, then build/debug-kernel).
 #
+# debug.config is the shared kernel's fragment plus the options of the
+# fabric test (selftests/test_35_fabric.sh): the nvme-tcp host with native
+# multipath, nvmet and nvmet-tcp, nf_tables with the inet family, and veth,
+# as modules.  The fabric test runs on a kernel built here; on a debug
+# kernel without them (../shared/debug-kernel) it skips, naming the module
+# and option it lacks.
+#
 # About 40 minutes on 2 cores, several GiB in the work tree (removed after a
 # successful build).  The result is cached: when OUT is complete and was
 # built from the same debug.config, the same linux-source-6.12 version and
@@ -205,7 +212,8 @@ Debug kernel for the test bed (made by tools/vm/build-debug-kernel.sh)
 What: Linux $rel from Debian's $SRCNAME package ($(src_version)), configured
 x86_64_defconfig + kvm_guest.config + debug.config (KASAN, lockdep, kmemleak,
 DEBUG_ATOMIC_SLEEP, UBSAN, fault injection; the drivers of the test bed built
-in), built on $(date -u +%Y-%m-%d) with $(gcc --version | head -n 1).
+in; nvme-tcp, nvmet, nvmet-tcp and nf_tables for the fabric test as modules),
+built on $(date -u +%Y-%m-%d) with $(gcc --version | head -n 1).
 
 Files
   bzImage       the kernel (uname -r: $rel)
