@@ -143,6 +143,18 @@ fab_ready() {
 	return 0
 }
 
+# fab_require: fab_ready in a test (needs lib.sh): the test skips when a
+# prerequisite is missing, fails when the bed cannot be set up on a
+# kernel that has them
+fab_require() {
+	fab_ready >"$MQS_TMP/fab.out" 2>&1
+	case $? in
+	0) ;;
+	1) mqs_skip "$(cat "$MQS_TMP/fab.out")" ;;
+	*) mqs_die "the fabric test bed's kernel side" "$(cat "$MQS_TMP/fab.out")" ;;
+	esac
+}
+
 # fab_target T NS SIZE: target T exporting NS namespaces of SIZE bytes
 # (sparse files in FAB_DIR) on port FAB_PORT0 + T (with FAB_NETNS in its
 # own network namespace)

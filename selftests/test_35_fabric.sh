@@ -33,12 +33,7 @@ trap fab_cleanup EXIT
 mqs_require_cmd fio
 mqs_require_cmd mkfs.xfs
 
-fab_ready >"$MQS_TMP/fab.out" 2>&1
-case $? in
-0) ;;
-1) mqs_skip "$(cat "$MQS_TMP/fab.out")" ;;
-*) mqs_die "the fabric test bed's kernel side" "$(cat "$MQS_TMP/fab.out")" ;;
-esac
+fab_require
 CH=$((64 << 10))
 
 # ------------------------------------------------------------ test bed

@@ -32,7 +32,7 @@
 mqs_init
 trap fab_cleanup EXIT
 
-fab_ready >"$MQS_TMP/fab.out" 2>&1 || mqs_skip "$(cat "$MQS_TMP/fab.out")"
+fab_require
 # nvme_core is loaded now (nvme_tcp needs it); a kernel without
 # CONFIG_NVME_MULTIPATH has no parameter and no native multipath
 mp=N
