@@ -25,7 +25,7 @@
 # debug.config is the shared kernel's fragment plus the options of the
 # fabric test (selftests/test_35_fabric.sh): the nvme-tcp host with native
 # multipath, nvmet and nvmet-tcp, nf_tables with the inet family, and veth,
-# as modules.  The fabric test runs on a kernel built here; on a debug
+# as modules; and the dm-multipath target (selftests/test_36_nvme_paths).  The fabric test runs on a kernel built here; on a debug
 # kernel without them (../shared/debug-kernel) it skips, naming the module
 # and option it lacks.
 #
@@ -212,7 +212,8 @@ Debug kernel for the test bed (made by tools/vm/build-debug-kernel.sh)
 What: Linux $rel from Debian's $SRCNAME package ($(src_version)), configured
 x86_64_defconfig + kvm_guest.config + debug.config (KASAN, lockdep, kmemleak,
 DEBUG_ATOMIC_SLEEP, UBSAN, fault injection; the drivers of the test bed built
-in; nvme-tcp, nvmet, nvmet-tcp and nf_tables for the fabric test as modules),
+in; nvme-tcp, nvmet, nvmet-tcp, nf_tables and dm-multipath for the fabric
+tests as modules),
 built on $(date -u +%Y-%m-%d) with $(gcc --version | head -n 1).
 
 Files
