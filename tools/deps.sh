@@ -14,7 +14,7 @@ linux-image-amd64 linux-headers-amd64 linux-image-6.12-amd64
 linux-headers-6.12-amd64
 qemu-system-x86 qemu-utils busybox-static
 fio xfsprogs e2fsprogs util-linux fdisk dmsetup mdadm udev python3
-nvme-cli nftables
+nvme-cli nftables iproute2
 dkms dh-dkms debhelper dpkg-dev lintian openssl xz-utils man-db groff-base
 bsdextrautils gnuplot-nox linux-perf debootstrap"
 case ${1:-} in
