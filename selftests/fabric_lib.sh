@@ -317,29 +317,28 @@ fab_teardown() {
 	FAB_DEVS=()
 }
 
-# fab_unload: unload FAB_MODS, each once nothing uses it (nvmet-tcp's
-# ports go away in a work item after their configfs removal: a few tries)
+# fab_unload: unload FAB_MODS, each once nothing uses it: passes over the
+# list until it is empty, waiting 1 s after a pass that unloaded nothing
+# (nvmet-tcp's ports go away in a work item after their configfs
+# removal), at most 5 such waits
 fab_unload() {
-	local m left try
-	for ((try = 0; try < 5 && ${#FAB_MODS[@]} > 0; try++)); do
-		[ "$try" = 0 ] || sleep 1
-		# a pass unloads what nothing uses any more: passes until one
-		# unloads nothing
-		while [ ${#FAB_MODS[@]} -gt 0 ]; do
-			left=()
-			for m in "${FAB_MODS[@]}"; do
-				rmmod "$m" 2>/dev/null || left+=("$m")
-			done
-			[ ${#left[@]} -lt ${#FAB_MODS[@]} ] || break
-			FAB_MODS=("${left[@]}")
+	local m left waits=0
+	while [ ${#FAB_MODS[@]} -gt 0 ] && [ $waits -lt 5 ]; do
+		left=()
+		for m in "${FAB_MODS[@]}"; do
+			rmmod "$m" 2>/dev/null || left+=("$m")
 		done
+		if [ ${#left[@]} -eq ${#FAB_MODS[@]} ]; then
+			waits=$((waits + 1))
+			sleep 1
+		fi
+		FAB_MODS=("${left[@]}")
 	done
 	# a dependency may stay because another user loaded since holds it
 	# (6.1's xfs holds libcrc32c, which holds crc32c_intel): only the
-	# bed's own modules are said
+	# bed's own modules (FAB_KCONFIG) are said
 	for m in "${FAB_MODS[@]}"; do
-		[[ " nvmet nvmet_tcp nvme_tcp nf_tables " == *" $m "* ]] &&
-			echo "# cleanup: module $m left loaded"
+		[ -n "${FAB_KCONFIG[$m]:-}" ] && echo "# cleanup: module $m left loaded"
 	done
 	FAB_MODS=()
 }

@@ -595,7 +595,7 @@ def fabric_points(D, F, s):
             row[x] = F.med(s, wl, var, x, m, B.MAIN_CHUNK, metric)
         rx, rn = ("single", 1) if m == 1 else ("jbod", m)
         row["raw"] = F.med(s, wl, var, rx, rn, None, metric)
-        row["raw_system"] = rx
+        row["raw_system"], row["raw_members"] = rx, rn
         for o in ("md", "dm", "raw"):
             row["mqstripe/" + o] = ratio(row["mqstripe"], row[o])
         if any(row[x] is not None for x in B.ARRAYS):
@@ -638,9 +638,8 @@ def fabric_section(md, D, F):
                                 p["members"], B.MAIN_CHUNK, p["metric"])
                          for x in B.ARRAYS] +
                         [F.cell(s, p["workload"], p["variant"],
-                                p["raw_system"],
-                                1 if p["raw_system"] == "single" else
-                                p["members"], None, p["metric"])] +
+                                p["raw_system"], p["raw_members"], None,
+                                p["metric"])] +
                         [fratio(p["mqstripe/" + o])
                          for o in ("md", "dm", "raw")])
             best = max([p[x] for x in B.ARRAYS if p[x] is not None] or

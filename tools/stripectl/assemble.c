@@ -1043,13 +1043,13 @@ stale:
 }
 
 /*
- * Is @me a member of the running array @index?  When not, and it is
- * another path of one of them (one identity, check_one_disk(): two paths
- * of a namespace with NVMe multipath off), that error, naming both, is
- * said here and *@said set.
+ * Is @me a member of the running array @index?  1: it is; 0: it is not;
+ * -1: it is another path of one of them (one identity, check_one_disk():
+ * two paths of a namespace with NVMe multipath off), an error said here,
+ * naming both.
  */
-static bool is_member_of(struct asm_ctx *ctx, uint32_t index,
-			 const struct mqs_cand *me, bool *said)
+static int running_member(struct asm_ctx *ctx, uint32_t index,
+			  const struct mqs_cand *me)
 {
 	struct mqstripe_member_info *m;
 	struct mqstripe_info info;
@@ -1057,31 +1057,36 @@ static bool is_member_of(struct asm_ctx *ctx, uint32_t index,
 	const char *pair[2];
 	uint64_t devs[2];
 	uint32_t i, nr;
-	bool found = false;
+	int ret = 0;
 
-	*said = false;
 	m = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*m));
 	if (!m)
-		return false;
+		return 0;
 	if (mqs_info(&ctx->ctl, index, &info, m, MQSTRIPE_MAX_MEMBERS))
 		goto out;
 	nr = info.nr_members < MQSTRIPE_MAX_MEMBERS ? info.nr_members :
 						     MQSTRIPE_MAX_MEMBERS;
-	for (i = 0; i < nr; i++)
-		if (makedev(m[i].major, m[i].minor) == me->devno)
-			found = true;
+	for (i = 0; i < nr; i++) {
+		if (makedev(m[i].major, m[i].minor) == me->devno) {
+			ret = 1;
+			goto out;
+		}
+	}
 	pair[1] = me->path;
 	devs[1] = me->devno;
-	for (i = 0; i < nr && !found && !*said; i++) {
+	for (i = 0; i < nr; i++) {
 		devs[0] = makedev(m[i].major, m[i].minor);
 		if (mqs_find_node(devs[0], node, sizeof(node)))
 			continue;	/* gone */
 		pair[0] = node;
-		*said = check_one_disk(pair, devs, 2) != MQS_EXIT_OK;
+		if (check_one_disk(pair, devs, 2) != MQS_EXIT_OK) {
+			ret = -1;
+			break;
+		}
 	}
 out:
 	free(m);
-	return found;
+	return ret;
 }
 
 /*
@@ -1116,8 +1121,7 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 	struct mqs_cand me, *cands = NULL, **c = NULL;
 	char dir[PATH_MAX], label[MQS_ERR_LEN], node[64];
 	uint32_t s, nr = 0, index, have = 0;
-	int rc = MQS_EXIT_FAIL, r;
-	bool said;
+	int rc = MQS_EXIT_FAIL, r, running;
 
 	memset(&me, 0, sizeof(me));
 	if (check_member_path(&member))
@@ -1146,11 +1150,10 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		goto out;
 	r = mqs_find_uuid(&ctx->ctl, me.sb.array_uuid, &index, &info);
 	if (!r) {
-		if (is_member_of(ctx, index, &me, &said)) {
+		running = running_member(ctx, index, &me);
+		if (running > 0)
 			rc = MQS_EXIT_OK;
-			goto out;
-		}
-		if (said)
+		if (running)
 			goto out;
 		mqs_array_node(index, node, sizeof(node));
 		mqs_error("%s: %s is already running as %s without this device (a copy of slot %u?)",
