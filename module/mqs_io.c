@@ -531,10 +531,20 @@ static sector_t mqs_cursor_sector(const struct mqs_geom *g,
 	       (in_chunk >> SECTOR_SHIFT);
 }
 
+/*
+ * Vectors of a member bio for @bytes of data: one per page and two more
+ * for a buffer that does not start or end on a page.  A fresh bio always
+ * holds a logical block: O_DIRECT takes only vectors of whole blocks
+ * (iov_iter_is_aligned() in bdev_iter_is_aligned()), so a block lies on
+ * at most lbs / PAGE_SIZE + 1 pages, and @bytes is at least a block.
+ */
 static unsigned short mqs_nr_vecs(u64 bytes)
 {
 	return min_t(u64, BIO_MAX_VECS, (bytes >> PAGE_SHIFT) + 2);
 }
+
+/* mqs_gather_state.rewind when the walk goes on */
+#define MQS_NO_REWIND	U32_MAX
 
 /*
  * struct mqs_gather_state - one pass of the gather over a request (see
@@ -542,7 +552,10 @@ static unsigned short mqs_nr_vecs(u64 bytes)
  * MQS_GATHER_SLOTS members being filled, and the list of finished ones.
  * @a, @rq, @opf: the array, the request, the op and flags of its member
  * bios; @out: member bios made, not yet submitted; @nr: members in the
- * group; @bios: each one's open bio, or NULL (index: slot in the group).
+ * group; @bios: each one's open bio, or NULL (index: slot in the group);
+ * @placed: each one's data is placed in bios up to this byte of the request;
+ * @rewind: byte of the request the walk must go back to (a bio was cut
+ * back to a logical block: mqs_gather_close()), or MQS_NO_REWIND.
  */
 struct mqs_gather_state {
 	struct mqs_array *a;
@@ -550,7 +563,9 @@ struct mqs_gather_state {
 	blk_opf_t opf;
 	struct bio_list *out;
 	u32 nr;
+	u32 rewind;
 	struct bio *bios[MQS_GATHER_SLOTS];
+	u32 placed[MQS_GATHER_SLOTS];
 };
 
 /*
@@ -565,16 +580,96 @@ struct mqs_piece {
 	sector_t sector;
 };
 
-/* Queue every open member bio of the group on @gs->out. */
-static void mqs_gather_queue_open(struct mqs_gather_state *gs)
+/* Take the last @bytes off the end of @bio, which has at least that many. */
+static void mqs_bio_cut_tail(struct bio *bio, u32 bytes)
+{
+	while (bytes) {
+		struct bio_vec *bv = &bio->bi_io_vec[bio->bi_vcnt - 1];
+		u32 n = min(bytes, bv->bv_len);
+
+		bv->bv_len -= n;
+		if (!bv->bv_len)
+			bio->bi_vcnt--;
+		bio->bi_iter.bi_size -= n;
+		bytes -= n;
+	}
+}
+
+/*
+ * Queue the open bio of slot @slot on @gs->out, first cut back to the
+ * member's logical block size.
+ *
+ * A member bio must be a whole number of the member's logical blocks: a
+ * member fails one that is not (6.12 virtio-blk, NVMe: EIO) or, on some
+ * drivers, truncates it and writes the rest at a rounded-down LBA (6.1
+ * NVMe: nvme_setup_rw() takes the length in blocks).  The gather ends a
+ * bio where a member limit falls (mqs_bio_room()) or its vectors run out,
+ * and before a sleeping allocation (mqs_gather_alloc()); with a buffer
+ * that is aligned only to the array's dma_alignment (512 bytes: O_DIRECT
+ * allows it), none of these need fall on a block of a 4096-byte-block
+ * member.  So the part past the bio's last whole block is taken off and
+ * placed again: @gs->placed of the slot goes back by it, and the walk goes
+ * back there (@gs->rewind), where the next bio of the slot takes it.
+ * That point is on a logical block of the array too (the part is within
+ * one chunk: a bio's size at a chunk's end is whole blocks), so on a
+ * sector.  A bio of less than one block has nothing to keep: it goes as
+ * it is (a fresh bio always takes a block: see mqs_nr_vecs()).
+ */
+static void mqs_gather_close(struct mqs_gather_state *gs, u32 slot)
+{
+	struct bio *bio = gs->bios[slot];
+	u32 part = bio->bi_iter.bi_size &
+		   (bdev_logical_block_size(bio->bi_bdev) - 1);
+
+	gs->bios[slot] = NULL;
+	if (part && part < bio->bi_iter.bi_size) {
+		mqs_bio_cut_tail(bio, part);
+		gs->placed[slot] -= part;
+		gs->rewind = min(gs->rewind, gs->placed[slot]);
+	}
+	bio_list_add(gs->out, bio);
+}
+
+/*
+ * Queue every open member bio of the group on @gs->out: cut back to whole
+ * blocks (mqs_gather_close()) when the walk is not done, as they are when
+ * it is (each ends its member's range in the request).
+ */
+static void mqs_gather_queue_open(struct mqs_gather_state *gs, bool done)
 {
 	u32 i;
 
 	for (i = 0; i < gs->nr; i++) {
-		if (gs->bios[i]) {
+		if (!gs->bios[i])
+			continue;
+		if (done) {
 			bio_list_add(gs->out, gs->bios[i]);
 			gs->bios[i] = NULL;
+		} else {
+			mqs_gather_close(gs, i);
 		}
+	}
+}
+
+/*
+ * A NOWAIT request could not get a bio: it is requeued and made again
+ * (BLK_STS_AGAIN, mqs_put_cmd()), so its open bios are not submitted but
+ * ended here, as a member bio answered AGAIN would be.
+ */
+static void mqs_gather_drop_open(struct mqs_gather_state *gs)
+{
+	u32 i;
+
+	for (i = 0; i < gs->nr; i++) {
+		struct bio *bio = gs->bios[i];
+
+		if (!bio)
+			continue;
+		gs->bios[i] = NULL;
+		/* never on a polled list: mqs_end_io() must not take it off */
+		container_of(bio, struct mqs_bio, bio)->hctx = NULL;
+		bio->bi_status = BLK_STS_AGAIN;
+		mqs_end_io(bio);
 	}
 }
 
@@ -603,7 +698,7 @@ static struct bio *mqs_gather_alloc(struct mqs_gather_state *gs,
 			    GFP_NOWAIT | __GFP_NOWARN);
 	if (bio || (rq->cmd_flags & REQ_NOWAIT))
 		return bio;
-	mqs_gather_queue_open(gs);
+	mqs_gather_queue_open(gs, false);
 	mqs_release_held(rq, gs->out);
 	return mqs_alloc_bio(a, rq, p->member, nr_vecs, gs->opf, p->sector,
 			     GFP_NOIO);
@@ -641,10 +736,13 @@ static unsigned int mqs_bvec_segs(u64 bytes, unsigned int mss)
  * array request.  The limits are read at each call: an admin may lower a
  * member's max_sectors_kb at any time.
  *
- * Return: 0 when the bio must end before the piece.  It ends only where
- * its size is a multiple of the member's logical block size, as a split
- * would; one that is not there yet takes the piece (the member splits it,
- * rightly: a buffer of odd-sized vectors).
+ * Return: 0 when the bio must end before the piece: mqs_gather_close()
+ * then cuts it back to whole logical blocks of the member, as a split
+ * would, and the next bio takes the rest.  A bio of less than one block
+ * takes the piece past max_segments (the member splits it, rightly), and
+ * one that does not end a block takes it past a virt boundary gap (no
+ * such gap is inside a block: the array's virt boundary is the members',
+ * and the pieces of two chunks meet on a block).
  */
 static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
 			struct page *page, unsigned int off, u32 len,
@@ -660,7 +758,7 @@ static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
 	const struct bio_vec *bv;
 
 	if (size >= max)
-		return at_block ? 0 : len;
+		return 0;
 	len = min_t(u64, len, max - size);
 	if (!bio->bi_vcnt) {
 		/* a fresh bio: within max_segments too, in whole blocks */
@@ -682,7 +780,7 @@ static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
 			return 0;
 		*segs = mb->segs + mqs_bvec_segs(len, mss);
 	}
-	if (*segs > queue_max_segments(q) && at_block)
+	if (*segs > queue_max_segments(q) && size >= lbs)
 		return 0;
 	return len;
 }
@@ -690,8 +788,10 @@ static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
 /*
  * Add as much of the piece @p as fits to the open bio of slot @slot of
  * the group: to the one open, or to a new one when that must end (queued
- * on @gs->out).  Return: bytes added, 0 when a NOWAIT request could not
- * get a bio.
+ * on @gs->out).  Return: bytes added; 0 when the walk must go back
+ * (@gs->rewind: a bio was cut back, mqs_gather_close()) or a NOWAIT
+ * request could not get a bio.  A sleeping allocation can set
+ * @gs->rewind too, after which the piece is still added.
  */
 static u32 mqs_gather_add(struct mqs_gather_state *gs, u32 slot,
 			  const struct mqs_piece *p)
@@ -705,9 +805,10 @@ static u32 mqs_gather_add(struct mqs_gather_state *gs, u32 slot,
 		take = mqs_bio_room(*bp, q, p->page, p->off, p->len, &segs);
 		if (take && bio_add_page(*bp, p->page, take, p->off) == take)
 			goto added;
-		/* full: a new bio continues it */
-		bio_list_add(gs->out, *bp);
-		*bp = NULL;
+		/* full: a new bio continues it, here or where it was cut */
+		mqs_gather_close(gs, slot);
+		if (gs->rewind != MQS_NO_REWIND)
+			return 0;
 	}
 	*bp = mqs_gather_alloc(gs, p);
 	if (!*bp)
@@ -727,14 +828,18 @@ added:
  * array order; the part of each that lands on a member of the group is
  * appended to that member's bio.
  * A bio that is full (BIO_MAX_VECS, or what the member takes in one bio:
- * mqs_bio_room()) is queued and continued by a new one.
+ * mqs_bio_room()) is queued and continued by a new one.  One cut back to
+ * whole blocks (mqs_gather_close()) sends the walk back to the cut, the
+ * earliest of them, from where each slot skips what it has placed
+ * (@gs->placed): only a buffer not aligned to the members' logical blocks
+ * is cut, so only such a request walks part of itself twice.
  *
  * The walk is by multi-page bvec (rq_for_each_bvec), not by page: a piece
  * is as long as its bvec and chunk allow, so a large chunk over physically
  * contiguous memory costs one bio_add_page() per chunk, not one per page.
  * bio_add_page() takes a length beyond the page, as bio_add_folio() does.
  * Return: false when a NOWAIT request could not get a bio (the bios made so
- * far are queued on @gs->out).
+ * far are queued on @gs->out, those being filled ended).
  */
 static bool mqs_gather(struct mqs_gather_state *gs, u32 first_member,
 		       u32 base)
@@ -743,18 +848,34 @@ static bool mqs_gather(struct mqs_gather_state *gs, u32 first_member,
 	struct req_iterator iter;
 	struct mqs_cursor cur;
 	struct bio_vec bv;
-	bool ok = true;
+	u32 from = 0, pos;
 
-	mqs_cursor_init(g, blk_rq_pos(gs->rq), &cur);
+	gs->rewind = MQS_NO_REWIND;
+walk:
+	mqs_cursor_init(g, blk_rq_pos(gs->rq) + (from >> SECTOR_SHIFT), &cur);
+	pos = 0;
 	rq_for_each_bvec(bv, gs->rq, iter) {
 		u32 done = 0;
 
+		if (unlikely(pos + bv.bv_len <= from)) {
+			pos += bv.bv_len;
+			continue;
+		}
+		if (unlikely(pos < from))
+			done = from - pos;
 		while (done < bv.bv_len) {
 			u32 piece = min(bv.bv_len - done, cur.left);
 			u32 idx = (cur.member + g->nr_members - first_member) %
 				  g->nr_members;
+			/* idx < base wraps: another group's too */
+			u32 at = pos + done, slot = idx - base;
 
-			if (idx >= base && idx < base + gs->nr) {
+			if (slot >= gs->nr) {
+				/* another group's member */
+			} else if (unlikely(at < gs->placed[slot])) {
+				/* placed before the walk went back */
+				piece = min(piece, gs->placed[slot] - at);
+			} else {
 				unsigned int off = bv.bv_offset + done;
 				struct mqs_piece p = {
 					.page = nth_page(bv.bv_page,
@@ -765,19 +886,26 @@ static bool mqs_gather(struct mqs_gather_state *gs, u32 first_member,
 					.sector = mqs_cursor_sector(g, &cur),
 				};
 
-				piece = mqs_gather_add(gs, idx - base, &p);
+				piece = mqs_gather_add(gs, slot, &p);
+				if (piece)
+					gs->placed[slot] = at + piece;
+				if (unlikely(gs->rewind != MQS_NO_REWIND)) {
+					from = gs->rewind;
+					gs->rewind = MQS_NO_REWIND;
+					goto walk;
+				}
 				if (!piece) {
-					ok = false;
-					goto out;
+					mqs_gather_drop_open(gs);
+					return false;
 				}
 			}
 			done += piece;
 			mqs_cursor_advance(g, &cur, piece);
 		}
+		pos += bv.bv_len;
 	}
-out:
-	mqs_gather_queue_open(gs);
-	return ok;
+	mqs_gather_queue_open(gs, true);
+	return true;
 }
 
 /*

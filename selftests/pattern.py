@@ -8,7 +8,8 @@ describes) and the seed; the rest of the sector is a seed-dependent filler.
 So any sector read back names where it was written and by which pass.
 
   pattern.py fill  DEV OFF LEN SEED [--tag TAGOFF] [--vary] [--sync fsync|dsync|none]
-  pattern.py check DEV OFF LEN SEED [--tag TAGOFF]
+                   [--sizes N,N...] [--buf-offset B]
+  pattern.py check DEV OFF LEN SEED [--tag TAGOFF] [--sizes N,N...] [--buf-offset B]
   pattern.py verify DEV OFF LEN SEED    fill, then check, in one process
   pattern.py zero  DEV OFF LEN                  the range reads as zeroes
   pattern.py mapcheck ARRAY CHUNK DOFF SEED MEMBER...
@@ -30,7 +31,11 @@ So any sector read back names where it was written and by which pass.
 
 OFF, LEN, TAGOFF: bytes, multiples of the logical block size; suffixes K, M.
 --tag defaults to OFF.  --vary (fill, check): IO sizes cycle through odd
-multiples of 512 so requests start and end at unaligned places (else 1 MiB).  --sync: how fill makes its
+multiples of 512 so requests start and end at unaligned places (else 1 MiB).  --sizes (fill,
+check): IO sizes cycle through this list instead (each at most 4M).  --buf-offset (fill,
+check): the IO buffer starts B bytes past a page boundary (O_DIRECT needs only
+the device's dma_alignment + 1, 512 for most: data then straddles pages and
+no vector is block-aligned in memory).  --sync: how fill makes its
 writes durable: fsync at the end (default), O_DSYNC on every write, or not.
 Exit 0 if all matched, 1 on a mismatch (first ones described), 2 on usage.
 """
@@ -92,12 +97,21 @@ def describe(got, exp, devoff):
 
 
 class Dev:
-    def __init__(self, path, write=False, extra=0):
+    def __init__(self, path, write=False, extra=0, bufoff=0):
         self.path = path
         flags = (os.O_RDWR if write else os.O_RDONLY) | os.O_DIRECT | extra
         self.fd = os.open(path, flags)
-        self.buf = mmap.mmap(-1, MAXIO)
-        self.mv = memoryview(self.buf)
+        self.buf = mmap.mmap(-1, MAXIO + mmap.PAGESIZE)
+        if bufoff:
+            # Pages in an order that leaves no two neighbours physically
+            # adjacent, so that the block layer cannot merge them into one
+            # vector: no huge page, and the even pages faulted in first.
+            self.buf.madvise(mmap.MADV_NOHUGEPAGE)
+            npages = len(self.buf) // mmap.PAGESIZE
+            for first in (0, 1):
+                for pg in range(first, npages, 2):
+                    self.buf[pg * mmap.PAGESIZE] = 1
+        self.mv = memoryview(self.buf)[bufoff:bufoff + MAXIO]
 
     def pread(self, off, n):
         got = os.preadv(self.fd, [self.mv[:n]], off)
@@ -121,6 +135,9 @@ class Dev:
 
 
 def sizes(vary):
+    if isinstance(vary, list):
+        while True:
+            yield from vary
     if not vary:
         while True:
             yield 1 << 20
@@ -131,8 +148,9 @@ def sizes(vary):
             yield s * SECTOR
 
 
-def fill(dev, off, length, seed, tag, vary, sync="fsync"):
-    d = Dev(dev, write=True, extra=os.O_DSYNC if sync == "dsync" else 0)
+def fill(dev, off, length, seed, tag, vary, sync="fsync", bufoff=0):
+    d = Dev(dev, write=True, extra=os.O_DSYNC if sync == "dsync" else 0,
+            bufoff=bufoff)
     p = Pat(seed)
     pos = 0
     it = sizes(vary)
@@ -144,8 +162,8 @@ def fill(dev, off, length, seed, tag, vary, sync="fsync"):
     return 0
 
 
-def check(dev, off, length, seed, tag, zero=False, vary=False):
-    d = Dev(dev)
+def check(dev, off, length, seed, tag, zero=False, vary=False, bufoff=0):
+    d = Dev(dev, bufoff=bufoff)
     p = None if zero else Pat(seed)
     pos = 0
     bad = 0
@@ -281,6 +299,12 @@ def main(argv):
         elif args[i] == "--vary":
             opts["vary"] = True
             i += 1
+        elif args[i] == "--sizes" and i + 1 < len(args):
+            opts["vary"] = [min(num(x), MAXIO) for x in args[i + 1].split(",")]
+            i += 2
+        elif args[i] == "--buf-offset" and i + 1 < len(args):
+            opts["bufoff"] = num(args[i + 1])
+            i += 2
         elif args[i] == "--sync" and i + 1 < len(args) and \
                 args[i + 1] in ("fsync", "dsync", "none"):
             opts["sync"] = args[i + 1]
@@ -294,9 +318,10 @@ def main(argv):
             tag = opts.get("tag", off)
             if cmd == "fill":
                 return fill(dev, off, length, seed, tag, opts.get("vary", False),
-                            opts.get("sync", "fsync"))
+                            opts.get("sync", "fsync"), opts.get("bufoff", 0))
             return check(dev, off, length, seed, tag,
-                         vary=opts.get("vary", False))
+                         vary=opts.get("vary", False),
+                         bufoff=opts.get("bufoff", 0))
         if cmd == "verify" and len(pos) == 4:
             dev, off, length, seed = pos[0], num(pos[1]), num(pos[2]), num(pos[3])
             return fill(dev, off, length, seed, off, False) or \

@@ -10,7 +10,8 @@
 # Tests are grouped into as few boots as the drive configurations allow:
 #   main:  4 vCPUs, 4 NVMe (272M: mkfs.xfs sets sunit only from 1 GiB on;
 #          sparse), 512-byte blocks, 2 virtio-blk 512/4096
-#   lbs4k: 4 vCPUs, 4 NVMe with 4096-byte blocks, 1 virtio-blk 512/16384
+#   lbs4k: 4 vCPUs, 4 NVMe with 4096-byte blocks, 1 virtio-blk 512/16384,
+#          4 virtio-blk 4096/4096
 #   poll:  4 vCPUs, 4 NVMe with poll queues (nvme.poll_queues=2), 1
 #          virtio-blk without; nvme_core.multipath=N (test_36_nvme_paths:
 #          two paths of one namespace as two disks)
@@ -106,7 +107,7 @@ BOOT_OPTS[main]="--cpus 4 --mem 3072 --nvme 4 --nvme-size 272M --virtio-blk 2:64
 # the main boot's own limit is only a backstop (each test has its
 # timeout, run_guest.sh): in CI beside the other lane it takes 1900-2300 s
 BOOT_TIMEOUT[main]=${gtimeout:-3600}
-BOOT_OPTS[lbs4k]="--cpus 4 --mem 1024 --nvme 4 --nvme-size 80M --nvme-lbs 4096 --nvme-pbs 4096 --virtio-blk 1:64M:512:16384"
+BOOT_OPTS[lbs4k]="--cpus 4 --mem 1024 --nvme 4 --nvme-size 80M --nvme-lbs 4096 --nvme-pbs 4096 --virtio-blk 1:64M:512:16384 --virtio-blk 4:64M:4096:4096"
 BOOT_TIMEOUT[lbs4k]=${gtimeout:-600}
 BOOT_OPTS[poll]="--cpus 4 --mem 1536 --nvme 4 --nvme-size 80M --virtio-blk 1:64M:512:512 --append nvme.poll_queues=2 --append nvme_core.multipath=N"
 BOOT_TIMEOUT[poll]=${gtimeout:-600}
