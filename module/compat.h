@@ -437,8 +437,8 @@ static inline bool mqs_integrity_same(struct block_device *first,
 /*
  * Integrity payloads of cloned bios come from the bioset's own mempools up
  * to 6.13 (bio_integrity_alloc()), so a GFP_NOIO clone cannot fail.  Later
- * kernels kmalloc() them and have no such pools; there a failed clone ends
- * its request with BLK_STS_RESOURCE (mqs_io.c).
+ * kernels kmalloc() them and have no such pools; there a clone can fail, and
+ * its request is made again after a pause (mqs_clone_held() in mqs_io.c).
  */
 static inline int mqs_bioset_integrity_create(struct bio_set *bs,
 					      int pool_size)

@@ -386,9 +386,12 @@ static struct bio *mqs_alloc_held(struct mqs_array *a, struct request *rq,
 /*
  * A clone of @src for @bdev (the integrity path, the piece path; the lean
  * path where the kernel has no bio_init_clone(), see mqs_clone_lean()).  A NOWAIT
- * request does not wait at all: NULL.  With GFP_NOIO the bio (and an
- * integrity payload, see mqs_bioset_integrity_create()) comes from the
- * bio set's mempools and cannot fail.
+ * request does not wait at all: NULL.  With GFP_NOIO the bio comes from
+ * the bio set's mempool and cannot fail; its integrity payload comes from
+ * the bio set's pools up to 6.13 but from kmalloc() later (see
+ * mqs_bioset_integrity_create()), where bio_alloc_clone() returns NULL
+ * when that fails: NULL here too, and the caller has the request made
+ * again (BLK_STS_AGAIN, mqs_put_cmd()).
  */
 static struct bio *mqs_clone_held(struct mqs_array *a, struct request *rq,
 				  struct block_device *bdev, struct bio *src,
@@ -402,6 +405,8 @@ static struct bio *mqs_clone_held(struct mqs_array *a, struct request *rq,
 			return NULL;
 		mqs_release_held(rq, out);
 		bio = bio_alloc_clone(NULL, src, GFP_NOIO, &a->bs);
+		if (unlikely(!bio))
+			return NULL;
 	}
 	mqs_bio_set_member(bio, bdev, src);
 	return bio;
@@ -1073,8 +1078,11 @@ static struct bio *mqs_clone_alloc(struct mqs_array *a, struct request *rq,
  * complete remaps member to array sectors on a read, which the array's own
  * complete then maps back to the submitter's seed.
  *
- * When no clone can be had the request's status is set (BLK_STS_AGAIN for
- * a NOWAIT request, else BLK_STS_RESOURCE); clones made so far are on @out.
+ * When no clone can be had (a NOWAIT request, or a payload that could
+ * not be allocated: mqs_clone_held()) the request's status is set to
+ * BLK_STS_AGAIN: it is made again once its clones made so far (on @out)
+ * are done, without REQ_NOWAIT or after a pause (mqs_put_cmd()), and
+ * never fails for lack of memory.
  */
 static void mqs_queue_integrity(struct mqs_array *a, struct request *rq,
 				blk_opf_t opf, struct bio_list *out)
@@ -1097,8 +1105,7 @@ static void mqs_queue_integrity(struct mqs_array *a, struct request *rq,
 			n = min_t(u64, len - off, loc.chunk_left);
 			bio = mqs_clone_alloc(a, rq, src, loc.member, out);
 			if (!bio) {
-				mqs_set_status(rq, rq->cmd_flags & REQ_NOWAIT ?
-					       BLK_STS_AGAIN : BLK_STS_RESOURCE);
+				mqs_set_status(rq, BLK_STS_AGAIN);
 				return;
 			}
 			bio_trim(bio, off, n);
