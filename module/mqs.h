@@ -38,6 +38,9 @@ struct mqs_array;
 #define MQS_ARRAY_NO_WRITE_ZEROES	1	/* ... write-zeroes */
 #define MQS_ARRAY_FAILED_SENT		2	/* array_failed uevent sent */
 #define MQS_ARRAY_STATS_ARMED		3	/* @stats_work is queued */
+#define MQS_ARRAY_NO_NOWAIT		4	/* a member lost REQ_NOWAIT */
+#define MQS_ARRAY_NOWAIT_OFF		5	/* ... and the queue says so */
+#define MQS_ARRAY_NO_POLL		6	/* a member lost polling */
 
 /* bits of mqs_member.events: uevents to send (mqs_event_work()) */
 #define MQS_EV_FAULTY			0
@@ -148,7 +151,9 @@ struct mqs_member {
  * @queue_depth: requests of the array (tags, shared by its hardware
  *	contexts).
  * @poll: every member has poll queues: the tag set has a poll map
- *	(HCTX_TYPE_POLL) and polled requests poll their member bios.
+ *	(HCTX_TYPE_POLL) and polled requests poll their member bios; cleared
+ *	(WRITE_ONCE()) when a member loses polling, after which member bios
+ *	are not polled.
  * @depth: 0 over plain devices, else one more than the deepest member that
  *	is an array itself: the lockdep class of its flush lock.
  * @readonly: started with MQSTRIPE_CREATE_F_READONLY: members claimed
@@ -159,7 +164,10 @@ struct mqs_member {
  * @holders_linked: members linked as holders (sysfs slaves).
  * @flags: MQS_ARRAY_NO_DISCARD, MQS_ARRAY_NO_WRITE_ZEROES: a member
  *	refused the operation and the array stopped offering it (logged once);
- *	MQS_ARRAY_FAILED_SENT: the array_failed uevent went out.
+ *	MQS_ARRAY_FAILED_SENT: the array_failed uevent went out;
+ *	MQS_ARRAY_NO_NOWAIT, MQS_ARRAY_NO_POLL: a member refused a REQ_NOWAIT
+ *	or polled bio (mqs_member_lost_feature()), MQS_ARRAY_NOWAIT_OFF: the
+ *	queue no longer offers NOWAIT (@event_work).
  * @disk_added: set (smp_store_release()) once device_add_disk() has
  *	succeeded; until then @event_work sends nothing, as @disk is NULL, an
  *	ERR_PTR or not yet added.
@@ -295,6 +303,7 @@ void mqs_array_remove_all(void);
 void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 		       blk_status_t status);
 void mqs_member_refused(struct mqs_member *m, mqs_req_op_t op);
+void mqs_member_lost_feature(struct mqs_member *m, blk_opf_t opf);
 bool mqs_array_failed(struct mqs_array *a);
 void mqs_member_event(struct mqs_member *m, int ev);
 

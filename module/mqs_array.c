@@ -108,6 +108,11 @@ static void mqs_event_work(struct work_struct *work)
 		if (test_and_clear_bit(MQS_EV_SLOW_CLEARED, &m->events))
 			mqs_send_event(a, "member_slow_cleared", m);
 	}
+	if (test_bit(MQS_ARRAY_NO_NOWAIT, &a->flags) &&
+	    !test_and_set_bit(MQS_ARRAY_NOWAIT_OFF, &a->flags) &&
+	    mqs_queue_disable_nowait(a->disk->queue))
+		pr_warn("%s: could not stop offering NOWAIT\n",
+			a->disk->disk_name);
 	if (mqs_array_failed(a) &&
 	    !test_and_set_bit(MQS_ARRAY_FAILED_SENT, &a->flags))
 		mqs_send_event(a, "array_failed", NULL);
@@ -221,6 +226,47 @@ void mqs_member_refused(struct mqs_member *m, mqs_req_op_t op)
 		pr_warn("%s: member %u (%pg) does not support %s: no longer offered by the array\n",
 			a->disk->disk_name, m->slot, m->bdev,
 			discard ? "discard" : "write-zeroes");
+}
+
+/**
+ * mqs_member_lost_feature() - a member refused a NOWAIT or polled bio
+ * @m: the member.
+ * @opf: the refused read or write bio's flags.
+ *
+ * Called from bio completion (any context), before the array request ends,
+ * when a member answered a read or write that had REQ_NOWAIT or REQ_POLLED
+ * with BLK_STS_NOTSUPP: the member no longer offers NOWAIT or polling
+ * (submit_bio_noacct(), __submit_bio() in block/blk-core.c and
+ * blk_mq_submit_bio() in block/blk-mq.c refuse such a bio with NOTSUPP
+ * before it reaches the driver): a dm member reloaded onto a target
+ * without them, an NVMe controller reset that brought no poll queues.
+ * That is no fault of the member, whose data is intact.  The array stops
+ * polling member bios at once (@a->poll) and stops offering NOWAIT from
+ * its event work (a queue limits update takes a mutex), as it would have
+ * at creation over such a member; the caller has the request made again
+ * without the flag (BLK_STS_AGAIN, mqs_put_cmd()).  A bio that had both
+ * flags costs NOWAIT first, unless the member clearly lost polling too, so
+ * a request made again always has one flag fewer.  One log line per array
+ * and feature.
+ */
+void mqs_member_lost_feature(struct mqs_member *m, blk_opf_t opf)
+{
+	struct mqs_array *a = m->array;
+	bool nowait = (opf & REQ_NOWAIT) && !bdev_nowait(m->bdev);
+
+	if ((opf & MQS_REQ_POLLED) &&
+	    (!nowait || !mqs_bdev_can_poll(m->bdev))) {
+		WRITE_ONCE(a->poll, false);
+		if (!test_and_set_bit(MQS_ARRAY_NO_POLL, &a->flags))
+			pr_warn("%s: member %u (%pg) no longer polls: the array's member IO is no longer polled\n",
+				a->disk->disk_name, m->slot, m->bdev);
+	}
+	if ((opf & REQ_NOWAIT) &&
+	    !test_and_set_bit(MQS_ARRAY_NO_NOWAIT, &a->flags)) {
+		pr_warn("%s: member %u (%pg) does not support NOWAIT: no longer offered by the array\n",
+			a->disk->disk_name, m->slot, m->bdev);
+		schedule_work(&a->event_work);
+	}
 }
 
 /**

@@ -197,6 +197,7 @@ static void mqs_end_io(struct bio *bio)
 		mqs_mark_dirty(mb->member);
 
 	if (unlikely(bio->bi_status)) {
+		blk_status_t status = bio->bi_status;
 		mqs_req_op_t op = bio_op(bio);
 
 		/*
@@ -205,17 +206,24 @@ static void mqs_end_io(struct bio *bio)
 		 * it without trying: dm does while suspended, see
 		 * dm_submit_bio() in drivers/md/dm.c; dm-stripe's
 		 * stripe_end_io() and md's raid1_should_handle_error() do
-		 * not count them either), and BLK_STS_NOTSUPP for discard
-		 * or write-zeroes (the member lost the operation).
+		 * not count them either), BLK_STS_NOTSUPP for discard
+		 * or write-zeroes (the member lost the operation) and
+		 * BLK_STS_NOTSUPP for a read or write with REQ_NOWAIT or
+		 * REQ_POLLED (the member lost that: the request is made
+		 * again without it).
 		 */
-		if (bio->bi_status == BLK_STS_NOTSUPP &&
-		    (op == REQ_OP_DISCARD || op == REQ_OP_WRITE_ZEROES))
+		if (status == BLK_STS_NOTSUPP &&
+		    (op == REQ_OP_DISCARD || op == REQ_OP_WRITE_ZEROES)) {
 			mqs_member_refused(mb->member, op);
-		else if (bio->bi_status != BLK_STS_AGAIN &&
-			 !(bio->bi_opf & REQ_RAHEAD))
-			mqs_member_failed(mb->member, op, flush,
-					  bio->bi_status);
-		mqs_set_status(rq, bio->bi_status);
+		} else if (status == BLK_STS_NOTSUPP &&
+			   (bio->bi_opf & (REQ_NOWAIT | MQS_REQ_POLLED))) {
+			mqs_member_lost_feature(mb->member, bio->bi_opf);
+			status = BLK_STS_AGAIN;
+		} else if (status != BLK_STS_AGAIN &&
+			   !(bio->bi_opf & REQ_RAHEAD)) {
+			mqs_member_failed(mb->member, op, flush, status);
+		}
+		mqs_set_status(rq, status);
 	}
 	if (mb->hctx && !mqs_polled_done(mb))
 		return;		/* ->poll() holds it and finishes it */
@@ -1144,7 +1152,7 @@ static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 	u32 base, touched;
 	int lean;
 
-	if (!a->poll)
+	if (!READ_ONCE(a->poll))
 		opf &= ~MQS_REQ_POLLED;
 	if (blk_integrity_rq(rq)) {
 		mqs_queue_integrity(a, rq, opf, out);

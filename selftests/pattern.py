@@ -106,7 +106,13 @@ class Dev:
             # Pages in an order that leaves no two neighbours physically
             # adjacent, so that the block layer cannot merge them into one
             # vector: no huge page, and the even pages faulted in first.
-            self.buf.madvise(mmap.MADV_NOHUGEPAGE)
+            try:
+                self.buf.madvise(mmap.MADV_NOHUGEPAGE)
+            except OSError as e:
+                # EINVAL: a kernel without transparent huge pages (the
+                # debug kernel) has none to keep out
+                if e.errno != errno.EINVAL:
+                    raise
             npages = len(self.buf) // mmap.PAGESIZE
             for first in (0, 1):
                 for pg in range(first, npages, 2):

@@ -26,6 +26,12 @@
 #    stripe_end_io() and md's raid1_should_handle_error()): the member
 #    stays ok with no error counted, the array active, and the kernel log
 #    has no error line for the array.
+# 6. A member that loses NOWAIT after create (member 1 of part 5 reloaded
+#    onto dm-delay): its REQ_NOWAIT bios get NOTSUPP from the block layer.
+#    An RWF_NOWAIT read of its chunk is served (the request is made again
+#    without REQ_NOWAIT), later ones get EOPNOTSUPP from the array, which
+#    stops offering NOWAIT (logged); the member stays ok, the data reads
+#    back.
 # Catches: NOWAIT advertised over a member without it (EOPNOTSUPP or
 # blocking surprises), REQ_NOWAIT ignored (no requeue: the submitter slept),
 # an AGAIN from a member completion leaking to the caller (io_uring returns
@@ -229,6 +235,46 @@ check_eq "suspended member: member 1 stays ok without errors, the array active" 
 	"ok 0 active" "$(jget "$J" members.1.state members.1.read_errors state)"
 log=$(klog_since "$mark")
 check_eq "suspended member: no error line for $MQS_DISK in the kernel log" "" \
+	"$(grep -E "$MQS_DISK.*(error|fail)|(error|fail).*$MQS_DISK" <<<"$log")"
+check_stop "$DEV"
+
+# ---- 6. a member that loses NOWAIT after create: member 1 reloaded from
+# dm-linear onto dm-delay (no DM_TARGET_NOWAIT), so submit_bio_noacct()
+# answers its REQ_NOWAIT bios with NOTSUPP.  No member fault: the request
+# is made again without REQ_NOWAIT, and the array stops offering NOWAIT,
+# as if it had been created over such a member (part 2)
+mqs_must_create --chunk 64K "${LIN[@]}"
+DEV=$MQS_DEV
+check_cmd "lost NOWAIT: fill the first 8 MiB" pattern fill "$DEV" 0 8M 13
+check_eq "lost NOWAIT: precondition: the array takes RWF_NOWAIT" OK \
+	"$(nowait once "$DEV" $((64 * K)) 4096)"
+mark=$(klog_mark "test_30 reloading $(blk_name "${LIN[1]}") onto dm-delay")
+dmsetup load mqst-nwlin1 --table \
+	"0 $(($(blk_bytes "${M[1]}") / 512)) delay ${M[1]} 0 0" &&
+	dmsetup resume --noudevsync mqst-nwlin1 ||
+	mqs_die "dm reload of mqst-nwlin1 onto dm-delay"
+check_eq "lost NOWAIT: precondition: member 1 now refuses RWF_NOWAIT" EOPNOTSUPP \
+	"$(nowait once "${LIN[1]}" 0 4096)"
+# chunk 1 is on member 1
+check_eq "lost NOWAIT: an RWF_NOWAIT read of member 1's chunk is served" OK \
+	"$(nowait once "$DEV" $((64 * K)) 4096)"
+r=
+for _ in $(seq 50); do
+	r=$(nowait once "$DEV" $((64 * K)) 4096)
+	[ "$r" = EOPNOTSUPP ] && break
+	sleep 0.1
+done
+check_eq "lost NOWAIT: the array no longer offers it (RWF_NOWAIT: EOPNOTSUPP)" EOPNOTSUPP "$r"
+check_cmd "lost NOWAIT: plain reads return the pattern" pattern check "$DEV" 0 8M 13
+check_cmd "lost NOWAIT: writes go on" pattern fill "$DEV" 0 2M 14
+check_cmd "lost NOWAIT: and read back" pattern check "$DEV" 0 2M 14
+"$STRIPECTL" status --json "$DEV" >"$MQS_TMP/status.json" 2>&1
+check_eq "lost NOWAIT: member 1 stays ok without errors, the array active" \
+	"ok 0 active" "$(jget "$J" members.1.state members.1.read_errors state)"
+log=$(klog_since "$mark")
+check_match "lost NOWAIT: the kernel log says the array no longer offers NOWAIT" \
+	"$MQS_DISK: member 1 .* does not support NOWAIT: no longer offered by the array" "$log"
+check_eq "lost NOWAIT: no error line for $MQS_DISK in the kernel log" "" \
 	"$(grep -E "$MQS_DISK.*(error|fail)|(error|fail).*$MQS_DISK" <<<"$log")"
 check_stop "$DEV"
 mqs_finish

@@ -20,6 +20,11 @@
 #    polled reads raise no member interrupts (null_blk counts none, so the
 #    proof is that every job ends: a member bio no ->poll() call reaches
 #    would never complete).
+# 5. A member that loses polling after create (a dm-linear map moved from
+#    its NVMe drive onto a copy on the virtio-blk disk): hipri reads verify
+#    and hipri writes go on, the member stays ok (6.12 refuses its polled
+#    bios with EOPNOTSUPP: the array makes the request again unpolled and
+#    logs that its member IO is no longer polled; 6.1 clears REQ_POLLED).
 # Catches: io_poll advertised without poll queues, polled array requests
 # whose member bios are not polled (they would complete by interrupt, or
 # hang when nobody polls them), lost or double completions in ->poll().
@@ -145,4 +150,47 @@ if modprobe null_blk nr_devices=0 poll_queues=1; then
 else
 	fail "modprobe null_blk poll_queues=1"
 fi
+
+# ---- 5. a member that loses polling after create: 4 dm-linear maps over
+# the NVMe drives (dm polls when every device below does); map 1 is moved
+# onto a copy of its data on the virtio-blk disk, which has no poll
+# queues.  6.12 refuses its polled bios with NOTSUPP (blk_mq_submit_bio()),
+# 6.1 clears REQ_POLLED: either way no member fault, the data reads back
+MAPSZ=$((48 << 11))
+LIN=()
+for i in 0 1 2 3; do
+	mqs_dm_create "polllin$i" "0 $MAPSZ linear ${M[i]} 0" || mqs_die "dm-linear over ${M[i]}"
+	LIN+=("$DM_DEV")
+done
+mqs_must_create --chunk 64K "${LIN[@]}"
+DEV=$MQS_DEV
+check_eq "lost polling: precondition: the array over dm-linear maps polls" 1 "$(qattr "$DEV" io_poll)"
+PFIO=(fio --filename="$DEV" --direct=1 --size=32M --group_reporting --ioengine=io_uring
+	--hipri=1 --iodepth=16 --verify=crc32c)
+check_cmd "lost polling: hipri write of 32M" timeout 300 \
+	"${PFIO[@]}" --name=lost --rw=write --bs=64k --do_verify=0
+mark=$(klog_mark "test_31 moving $(blk_name "${LIN[1]}") onto ${VD[0]}")
+dmsetup suspend --noudevsync mqst-polllin1 &&
+	dd if="${M[1]}" of="${VD[0]}" bs=1M count=48 iflag=direct oflag=direct status=none &&
+	dmsetup load mqst-polllin1 --table "0 $MAPSZ linear ${VD[0]} 0" &&
+	dmsetup resume --noudevsync mqst-polllin1 ||
+	mqs_die "moving mqst-polllin1 onto ${VD[0]}"
+check_eq "lost polling: precondition: map 1 no longer polls" 0 "$(qattr "${LIN[1]}" io_poll)"
+check_cmd "lost polling: hipri reads verify what was written" timeout 300 \
+	"${PFIO[@]}" --name=lost --rw=read --bs=64k --verify_only=1 --verify_fatal=1
+check_cmd "lost polling: hipri randrw 4k-256k write+verify" timeout 300 \
+	"${PFIO[@]}" --name=lostrw --rw=randrw --bsrange=4k-256k --do_verify=1 --verify_fatal=1
+"$STRIPECTL" status --json "$DEV" >"$MQS_TMP/status.json" 2>&1
+check_eq "lost polling: member 1 stays ok without errors, the array active" \
+	"ok 0 0 active" \
+	"$(jget "$MQS_TMP/status.json" members.1.state members.1.read_errors members.1.write_errors state)"
+log=$(klog_since "$mark")
+case $(uname -r) in
+6.1.*)	diag "6.1 clears REQ_POLLED of a bio for a queue that does not poll: no refusal to log" ;;
+*)	check_match "lost polling: the kernel log says member IO is no longer polled" \
+		"$MQS_DISK: member 1 .* no longer polls" "$log" ;;
+esac
+check_eq "lost polling: no error line for $MQS_DISK in the kernel log" "" \
+	"$(grep -E "$MQS_DISK.*(error|fail)|(error|fail).*$MQS_DISK" <<<"$log")"
+check_stop "$DEV"
 mqs_finish
