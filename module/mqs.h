@@ -88,7 +88,8 @@ struct mqs_member_stats {
  * @dev: device number, for duplicate checks and reports.
  * @slot: position in the stripe.
  * @size_sectors: size of the member device at create.
- * @state: MQSTRIPE_MEMBER_*; written from IO completion, read anywhere.
+ * @state: MQSTRIPE_MEMBER_*; written from IO completion, ->mark_dead and
+ *	any reader that notices a removal, read anywhere.
  * @read_errors: failed member reads.
  * @write_errors: failed member writes, discards and write-zeroes.
  * @flush_errors: failed member flushes.

@@ -80,10 +80,62 @@ static void mqs_send_event(struct mqs_array *a, const char *what,
 	kobject_uevent_env(&disk_to_dev(a->disk)->kobj, KOBJ_CHANGE, envp);
 }
 
+/*
+ * Has the member disk gone away (hot removal)?  6.8+ tells us through
+ * ->mark_dead; before that only the disk itself does.
+ */
+static bool mqs_member_disk_gone(struct mqs_member *m)
+{
+	struct gendisk *disk = m->bdev->bd_disk;
+
+	return !disk_live(disk) || test_bit(GD_DEAD, &disk->state) ||
+	       blk_queue_dying(disk->queue);
+}
+
+/*
+ * Mark @m gone.  Of all who do (->mark_dead, a failed bio, a look at the
+ * disk), the one that makes the change logs it and returns true: it has
+ * the member_gone uevent sent.  Any context.
+ */
+static bool mqs_member_set_gone(struct mqs_member *m)
+{
+	if (atomic_xchg(&m->state, MQSTRIPE_MEMBER_GONE) ==
+	    MQSTRIPE_MEMBER_GONE)
+		return false;
+	/* may run before the disk exists: name the UUID */
+	pr_err("array %pUb: member %u (%pg) is gone\n", m->array->uuid,
+	       m->slot, m->bdev);
+	return true;
+}
+
+/* A removal that neither IO nor ->mark_dead has told yet: as above. */
+static bool mqs_member_note_gone(struct mqs_member *m)
+{
+	return atomic_read(&m->state) != MQSTRIPE_MEMBER_GONE &&
+	       mqs_member_disk_gone(m) && mqs_member_set_gone(m);
+}
+
+/*
+ * The member's state, noticing a removal that nothing has told yet: its
+ * member_gone uevent and the poll() wake-ups follow from the event work.
+ * Called from sysfs, the ioctls (process context), mqs_array_create()
+ * and mqs_send_event() (the event work, or process context): queueing the
+ * work is fine in all of them.  An array being torn down is past its last
+ * reader when it cancels the work for the last time, and the work does
+ * nothing once a->dying is set.
+ */
+static int mqs_member_state(struct mqs_member *m)
+{
+	if (mqs_member_note_gone(m))
+		mqs_member_event(m, MQS_EV_GONE);
+	return atomic_read(&m->state);
+}
+
 static void mqs_event_work(struct work_struct *work)
 {
 	struct mqs_array *a = container_of(work, struct mqs_array, event_work);
 	struct kobject *kobj;
+	bool failed = false;
 	u32 i;
 
 	/*
@@ -97,6 +149,16 @@ static void mqs_event_work(struct work_struct *work)
 	for (i = 0; i < a->nr_members; i++) {
 		struct mqs_member *m = &a->members[i];
 
+		/*
+		 * Notice a removal nothing has told yet, so that its
+		 * member_gone goes out in this pass; array_failed below
+		 * follows only from the states read here, and a change after
+		 * this read queues this work again.
+		 */
+		if (mqs_member_note_gone(m))
+			set_bit(MQS_EV_GONE, &m->events);
+		if (atomic_read(&m->state) != MQSTRIPE_MEMBER_OK)
+			failed = true;
 		if (test_and_clear_bit(MQS_EV_GONE, &m->events)) {
 			clear_bit(MQS_EV_FAULTY, &m->events);
 			mqs_send_event(a, "member_gone", m);
@@ -113,8 +175,7 @@ static void mqs_event_work(struct work_struct *work)
 	    mqs_queue_disable_nowait(a->disk->queue))
 		pr_warn("%s: could not stop offering NOWAIT\n",
 			a->disk->disk_name);
-	if (mqs_array_failed(a) &&
-	    !test_and_set_bit(MQS_ARRAY_FAILED_SENT, &a->flags))
+	if (failed && !test_and_set_bit(MQS_ARRAY_FAILED_SENT, &a->flags))
 		mqs_send_event(a, "array_failed", NULL);
 	/* poll() on the state and members attributes wakes up */
 	kobj = &disk_to_dev(a->disk)->kobj;
@@ -136,27 +197,6 @@ void mqs_member_event(struct mqs_member *m, int ev)
 	schedule_work(&m->array->event_work);
 }
 
-/*
- * Has the member disk gone away (hot removal)?  6.8+ tells us through
- * ->mark_dead; before that only the disk itself does.
- */
-static bool mqs_member_disk_gone(struct mqs_member *m)
-{
-	struct gendisk *disk = m->bdev->bd_disk;
-
-	return !disk_live(disk) || test_bit(GD_DEAD, &disk->state) ||
-	       blk_queue_dying(disk->queue);
-}
-
-/* The member's state, noticing a removal that no IO has seen yet. */
-static int mqs_member_state(struct mqs_member *m)
-{
-	if (atomic_read(&m->state) != MQSTRIPE_MEMBER_GONE &&
-	    mqs_member_disk_gone(m))
-		atomic_set(&m->state, MQSTRIPE_MEMBER_GONE);
-	return atomic_read(&m->state);
-}
-
 /**
  * mqs_member_failed() - account a failed member bio
  * @m: the member.
@@ -166,8 +206,10 @@ static int mqs_member_state(struct mqs_member *m)
  *
  * Called from bio completion (any context).  Counts the error, keeps the
  * first block status, marks the member faulty and, on the first failure,
- * has a change uevent sent for it (MQSTRIPE_EVENT=member_faulty, or
- * member_gone when its disk went away) from process context.  Log lines
+ * has a change uevent sent for it (MQSTRIPE_EVENT=member_faulty) from
+ * process context.  A member whose disk went away is marked gone instead;
+ * its member_gone uevent is sent once, by whoever noticed the removal
+ * first (->mark_dead, this, or a look at the member's state).  Log lines
  * are rate-limited.
  */
 void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
@@ -191,8 +233,7 @@ void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 	 * holder ops (before 6.8) tell us no other way: look at the disk.
 	 */
 	if (mqs_member_disk_gone(m)) {
-		if (atomic_xchg(&m->state, MQSTRIPE_MEMBER_GONE) !=
-		    MQSTRIPE_MEMBER_GONE)
+		if (mqs_member_set_gone(m))
 			mqs_member_event(m, MQS_EV_GONE);
 		return;
 	}
@@ -295,15 +336,8 @@ static void mqs_member_mark_dead(struct block_device *bdev, bool surprise)
 	for (i = 0; i < a->nr_members; i++) {
 		struct mqs_member *m = &a->members[i];
 
-		if (m->bdev != bdev)
-			continue;
-		if (atomic_xchg(&m->state, MQSTRIPE_MEMBER_GONE) !=
-		    MQSTRIPE_MEMBER_GONE) {
-			/* may run before the disk exists: name the UUID */
-			pr_err("array %pUb: member %u (%pg) is gone\n",
-			       a->uuid, m->slot, bdev);
+		if (m->bdev == bdev && mqs_member_set_gone(m))
 			mqs_member_event(m, MQS_EV_GONE);
-		}
 	}
 	mutex_unlock(&bdev->bd_holder_lock);
 }

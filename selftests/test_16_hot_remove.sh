@@ -15,11 +15,19 @@
 # mqstripe/members, mqstripe/state, `stripectl status --json`; through
 # the holder's mark_dead on 6.8+, by looking at the disk before); the
 # filesystem unmounts, the array stops, the module unloads and loads
-# again, and a new array over the remaining members works.  The kernel
-# log is scanned for hung tasks, warnings and leaks after the test.
+# again, and a new array over the remaining members works.  Then a
+# removal without IO: a new array over those members, its slot 2's
+# controller removed, the array's state and members read before IO
+# touches the slot (reported failed and gone), then a read of the slot
+# (EIO): the array's uevents are exactly member_gone (slot 2, its
+# major:minor) then array_failed, and a poll() on mqstripe/state wakes.
+# The kernel log is scanned for hung tasks, warnings and leaks after the
+# test.
 # Catches: requests that never complete when a member disappears, a
 # removal that waits forever on the array, a gone member reported ok, an
-# array or module that cannot be released afterwards (reference leaks).
+# array or module that cannot be released afterwards (reference leaks), a
+# removal noticed by a reader and never told (no member_gone uevent, no
+# poll() wake-up: before 6.8 nothing else tells the module).
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault_lib.sh"
@@ -146,6 +154,69 @@ if mqs_create --chunk 64K "${M[0]}" "${M[1]}" "${M[3]}"; then
 	check_stop "$MQS_DEV"
 else
 	fail "a new array over the remaining members"
+fi
+
+# A removal that a reader notices first: an array over the remaining
+# members, nothing in flight; the controller of its slot 2 is removed, the
+# array's state and members are read before any IO touches that slot (on
+# 6.1, without mark_dead, this read is what notices the removal), then a
+# read touches it.  The uevents are exactly member_gone (slot 2, its
+# major:minor) and then array_failed, and a poll() on mqstripe/state wakes.
+R=("${M[0]}" "${M[1]}" "${M[3]}")
+RSLOT=2
+RDEV=$(blk_name "${R[RSLOT]}")
+rctrl=$(readlink -f "/sys/block/$RDEV/device")
+RBDF=$(basename "$(readlink -f "$rctrl/device")")
+RDEVNO=$(blk_devno "${R[RSLOT]}")
+if [ ! -e "/sys/bus/pci/devices/$RBDF/remove" ]; then
+	MQS_NCHECK=$((MQS_NCHECK + 1))
+	ktap_skip "$MQS_NCHECK" "a removal read before IO is told" \
+		"$RDEV is not on a removable PCI device ($rctrl -> $RBDF)"
+elif mqs_create --chunk 64K "${R[@]}"; then
+	DEV=$MQS_DEV
+	UEV=$MQS_TMP/uevents
+	"$PYTHON" -S "$MQS_DIR/uevent.py" "$UEV" "$MQS_DISK" 300 \
+		"$MQS_SYS/mqstripe/state" &
+	uevpid=$!
+	MQS_BG+=("$uevpid")
+	for _ in $(seq 100); do [ -e "$UEV.ready" ] && break; sleep 0.1; done
+	[ -e "$UEV.ready" ] || fail "the uevent listener started" "no $UEV.ready after 10 s"
+	diag "removing $RDEV (slot $RSLOT of $MQS_DISK): PCI $RBDF"
+	echo 1 >"/sys/bus/pci/devices/$RBDF/remove" &
+	rmpid=$!
+	MQS_BG+=("$rmpid")
+	wait_pid_until "$rmpid" $((SECONDS + 60))
+	check_eq "the PCI removal of $RBDF (no IO in flight) returns" 0 "$?"
+	check_eq "state read before any IO touches slot $RSLOT" failed \
+		"$(cat "$MQS_SYS/mqstripe/state")"
+	check_match "members read before any IO: slot $RSLOT is gone" \
+		"^$RSLOT $RDEVNO [^ ]+ gone$" \
+		"$(sed -n "$((RSLOT + 1))p" "$MQS_SYS/mqstripe/members")"
+	out=$(timeout 60 dd if="$DEV" of=/dev/null bs=4k count=1 \
+		skip=$((RSLOT * CH / 4096)) iflag=direct 2>&1)
+	check_match "then a read of slot $RSLOT's chunk gets EIO" "Input/output error" "$out"
+	for _ in $(seq 200); do
+		grep -q '^MQSTRIPE_EVENT=array_failed$' "$UEV" 2>/dev/null &&
+			grep -q '^POLL_WOKE=' "$UEV" && break
+		sleep 0.1
+	done
+	sleep 1		# room for an event too many
+	kill "$uevpid" 2>/dev/null
+	wait "$uevpid" 2>/dev/null
+	diag "uevents: $(tr '\n' ' ' <"$UEV" 2>/dev/null | head -c 2000)"
+	check_eq "the array's uevents: member_gone, then array_failed" \
+		"member_gone array_failed" \
+		"$(sed -n 's/^MQSTRIPE_EVENT=//p' "$UEV" | paste -sd ' ')"
+	gone_ev() { awk -v RS= -v k="$1" '/MQSTRIPE_EVENT=member_gone\n/ {
+		n = split($0, l, "\n"); for (i = 1; i <= n; i++)
+		if (index(l[i], k "=") == 1) print substr(l[i], length(k) + 2) }' "$UEV"; }
+	check_eq "member_gone names slot $RSLOT and $RDEVNO" "$RSLOT $RDEVNO" \
+		"$(gone_ev MQSTRIPE_SLOT) $(gone_ev MQSTRIPE_MEMBER)"
+	check_eq "poll() on mqstripe/state woke up, reading failed" failed \
+		"$(sed -n 's/^POLL_WOKE=//p' "$UEV" | head -n 1)"
+	check_stop "$DEV"
+else
+	fail "an array over the remaining members, again"
 fi
 check_klog "no warning or hung task in the kernel log" "$mark"
 mqs_finish

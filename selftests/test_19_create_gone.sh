@@ -24,8 +24,9 @@
 # device is left behind, and no kernel report (oops, KASAN, warning) is
 # logged.  MQS_GONE_VERBOSE=1 prints one line per round.
 # The "is gone" line comes from the holder's ->mark_dead, which exists on
-# 6.8+ (MQS_HAVE_HOLDER_OPS); before, a removal is seen only by IO or by
-# looking at the disk, and the window cannot be observed: the outcomes
+# 6.8+ (MQS_HAVE_HOLDER_OPS); before, a removal is seen (and the line
+# logged) only when IO or a look at the disk notices it, whenever that
+# is, and the window cannot be observed: the outcomes
 # are checked for half the time cap, the hit count is skipped with the
 # reason.  Where it can be observed, no hit within the cap is a failure,
 # not a pass.
@@ -269,7 +270,7 @@ if [ "$OBSERVABLE" = 1 ]; then
 else
 	MQS_NCHECK=$((MQS_NCHECK + 1))
 	ktap_skip "$MQS_NCHECK" "member 0 went away before the module linked it to the array's disk" \
-		"kernel $MQS_KVER has no holder ops (->mark_dead is 6.8+): a removal during the create is not logged, the window cannot be observed"
+		"kernel $MQS_KVER has no holder ops (->mark_dead is 6.8+): a removal during the create is logged only when something notices it, the window cannot be observed"
 fi
 
 # nothing left: no array, every member claimable (no claim kept)
