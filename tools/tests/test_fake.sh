@@ -612,6 +612,10 @@ check "examine --scan --brief: one ARRAY line per array" \
 sc examine --scan
 check "examine --scan: the devices found as a comment" \
 	eval "rc_is 0 && grep -qx 'ARRAY uuid=$U0 name=db  # 3 of 3 members: $L0 $L1 $L2' \"\$TMP/out\" && grep -qx 'ARRAY uuid=$UG name=db  # 1 of 1 members: $L5' \"\$TMP/out\""
+LD_PRELOAD=$FAKE "$STRIPECTL" examine --scan >/dev/full 2>"$TMP/err"
+rc=$?
+check "examine --scan > /dev/full (a full disk): exit 1, saying so" \
+	eval 'rc_is 1 && err_is "^stripectl: cannot write to standard output: No space left on device\$"'
 printf '# this host\nAUTO no\n%s\n' "$(grep "uuid=$U0" "$TMP/out")" >"$CONF"
 MQSTRIPE_CONF=$CONF sc assemble --scan
 check "AUTO no: --scan starts the array an ARRAY line names, not the other one of that name" \
