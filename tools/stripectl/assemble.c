@@ -1140,11 +1140,10 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		goto out;
 	}
 	mqs_array_label(&me.sb, label, sizeof(label));
-	if (ctx->lock_fd < 0) {
-		mqs_error("cannot lock %s/lock: %s", mqs_run_dir(),
-			  strerror(-ctx->lock_fd));
+	/* the records are kept next to the lock: no going on without it */
+	ctx->lock_fd = mqs_meta_lock(true);
+	if (ctx->lock_fd < 0)
 		goto out;
-	}
 	/* idempotent: a member of the running array is done */
 	if (ctx_ctl(ctx))
 		goto out;
@@ -1314,7 +1313,11 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 	ctx.readonly = readonly;
 	ctx.change = change;
 	ctx.metadata = (uint32_t)metadata;
-	ctx.lock_fd = mqs_meta_lock();
+	if (!incremental) {
+		ctx.lock_fd = mqs_meta_lock(false);
+		if (ctx.lock_fd == -ETIMEDOUT)
+			return MQS_EXIT_FAIL;
+	}
 	if (incremental)
 		rc = assemble_incremental(&ctx, argv[first]);
 	else if (scan)

@@ -544,6 +544,35 @@ locked "assemble DEVICE..." '[ -z "$(list_names)" ] && [ "$(ex "$L2" MQSTRIPE_EV
 	'stdout_is /dev/mqstripe0 && [ "$(list_names)" = "db " ]' assemble "$L0" "$L1" "$L2"
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
+# ... for at most MQSTRIPE_LOCK_TIMEOUT seconds (a boot unit must not
+# hang): then they give up, saying so, and start or write nothing
+exec 9>"$MQSTRIPE_RUN_DIR/lock"
+flock 9
+sc_bounded() {	# sc with a lock timeout of 1 s, killed after 20 s
+	MQSTRIPE_LOCK_TIMEOUT=1 timeout 20 env LD_PRELOAD="$FAKE" "$STRIPECTL" "$@" \
+		>"$TMP/out" 2>"$TMP/err" 9>&-
+	rc=$?
+}
+held="^stripectl: $MQSTRIPE_RUN_DIR/lock is held by another stripectl for more than 1 s \\(MQSTRIPE_LOCK_TIMEOUT\\): giving up"
+sc_bounded assemble --scan
+check "assemble --scan gives up when the lock stays held past MQSTRIPE_LOCK_TIMEOUT" \
+	eval "rc_is 1 && err_is \"$held\" && [ -z \"\$(list_names)\" ]"
+sc_bounded create --name late "$L5"
+check "... and so does create, writing nothing" \
+	eval "rc_is 1 && err_is \"$held\" && [ -z \"\$(ex $L5 MQSTRIPE_NAME)\" ]"
+exec 9>&-
+# a lock that cannot be taken (here the run directory is a file): said,
+# naming the path and the reason; assembly by hand goes on without it,
+# incremental assembly (whose records live there) does not
+: >"$TMP/runfile"
+MQSTRIPE_RUN_DIR=$TMP/runfile sc assemble "$L0" "$L1" "$L2"
+check "assemble without a usable lock: goes on, saying which lock and why" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: cannot take the lock $TMP/runfile/lock: Not a directory; going on without it\""
+MQSTRIPE_RUN_DIR=$TMP/runfile LD_PRELOAD=$FAKE "$STRIPECTL" stop db 2>/dev/null
+MQSTRIPE_RUN_DIR=$TMP/runfile sc assemble --incremental "$L0"
+check "assemble --incremental without a usable lock: refused, saying which lock and why" \
+	eval "rc_is 1 && err_is \"^stripectl: cannot take the lock $TMP/runfile/lock: Not a directory\\\$\""
+
 # incremental: starts exactly when the last slot arrives
 # records [UUID]: the members --incremental recorded (of one array)
 records() { find "$MQSTRIPE_RUN_DIR${1:+/$1}" -name 'slot-*' 2>/dev/null; }
