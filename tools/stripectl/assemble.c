@@ -76,7 +76,7 @@ struct asm_ctx {
 /* an array --scan found incomplete: a later round may complete it */
 struct asm_missing {
 	uint8_t uuid[MQSTRIPE_UUID_LEN];
-	char why[MQS_ERR_LEN];
+	char why[MQS_GROUP_ERR_LEN];
 };
 
 /* The result of check_and_start() for a missing slot with --scan. */
@@ -554,7 +554,7 @@ out:
 static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 			   bool quiet_if_running)
 {
-	char err[MQS_ERR_LEN];
+	char err[MQS_GROUP_ERR_LEN];
 	struct mqs_cand **by_slot;
 	size_t *slots;
 	uint32_t s, nr;
@@ -607,7 +607,7 @@ static int assemble_devices(struct asm_ctx *ctx, char **paths, size_t n,
 	struct mqs_member_dev *members;
 	struct mqs_cand *cands, **c = NULL, **chosen_c = NULL;
 	bool *chosen = NULL;
-	char err[MQS_ERR_LEN];
+	char err[MQS_GROUP_ERR_LEN];
 	size_t i, k = 0;
 	int rc = MQS_EXIT_FAIL;
 

@@ -84,15 +84,23 @@ static void make_printable(unsigned char *p)
  */
 void mqs_error(const char *fmt, ...)
 {
-	char buf[2 * MQS_ERR_LEN];
+	char small[2 * MQS_ERR_LEN], *buf = NULL;
 	va_list ap;
 
+	/* whole, however long (a create command line naming every member) */
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (vasprintf(&buf, fmt, ap) < 0)
+		buf = NULL;
 	va_end(ap);
-	make_printable((unsigned char *)buf);
+	if (!buf) {
+		va_start(ap, fmt);
+		vsnprintf(small, sizeof(small), fmt, ap);
+		va_end(ap);
+	}
+	make_printable((unsigned char *)(buf ? buf : small));
 	fflush(stdout);
-	fprintf(stderr, "stripectl: %s\n", buf);
+	fprintf(stderr, "stripectl: %s\n", buf ? buf : small);
+	free(buf);
 }
 
 /* Open /dev/mqstripe-control; on failure print why and return exit 1. */

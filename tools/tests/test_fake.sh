@@ -1071,7 +1071,13 @@ created() {
 	if [ "$have" = "$nr" ]; then
 		comes_back
 	elif [ "$have" -gt 0 ]; then
-		refused_with "if that create was cut short, run it again with --force"
+		refused_with "if that create was cut short, run it again"
+		# as the command line: the geometry, name and UUID recorded,
+		# the members in slot order
+		if [ "$ok" = 1 ] && ! grep -qE -- "'stripectl create --force --chunk 64K --name cut --uuid [0-9a-f-]{36} ${C[*]}'" "$TMP/rerr"; then
+			ok=0
+			why="refused without the create command line: $(head -c 600 "$TMP/rerr")"
+		fi
 	else
 		refused_with ""
 	fi
