@@ -630,7 +630,7 @@ rm -rf "${MQSTRIPE_RUN_DIR:?}/$uuid_db"
 # --incremental start only the arrays its ARRAY lines name; a disk from
 # another host (here array 'db' on $L5, the name of ours too) is left
 # alone and does not count as a second 'db'; by hand, --uuid, --name
-# start it; a line not understood starts nothing
+# start it; an unknown keyword is warned about, a misspelt AUTO starts nothing
 CONF=$TMP/mqstripe.conf
 LD_PRELOAD=$FAKE "$STRIPECTL" create --force --name db "$L5" >/dev/null 2>&1
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
@@ -669,11 +669,16 @@ check "AUTO no: a line whose name differs does not allow the array" \
 	eval "rc_is 0 && [ ! -s \"\$TMP/out\" ] && grep -q \"array 'db' (UUID $U0) (on $L0) not started: AUTO no in $CONF, and its ARRAY line (line 2) names 'data', not 'db'\" \"\$TMP/err\" && [ -z \"\$(list_names)\" ]"
 printf 'AUTO no\nARRAY uuid=%s\nDEVICE partitions\n' "$U0" >"$CONF"
 MQSTRIPE_CONF=$CONF sc assemble --scan
-check "a line not understood: --scan starts nothing and names file and line" \
-	eval "rc_is 1 && err_is \"^stripectl: $CONF:3: unknown keyword 'DEVICE' \\(known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf\\(5\\)\\): nothing started\$\" && [ -z \"\$(list_names)\" ]"
+check "an unknown keyword (mdadm's DEVICE): --scan warns, naming file and line, and goes on" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && grep -qx \"stripectl: warning: $CONF:3: unknown keyword 'DEVICE' (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf(5)); the line is ignored\" \"\$TMP/err\""
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+printf 'AUTOSTART no\nARRAY uuid=%s\n' "$U0" >"$CONF"
+MQSTRIPE_CONF=$CONF sc assemble --scan
+check "a misspelt AUTO (ignoring it would start every array): --scan starts nothing and names file and line" \
+	eval "rc_is 1 && err_is \"^stripectl: $CONF:1: unknown keyword 'AUTOSTART', a misspelt AUTO\\? .*: nothing started\$\" && [ -z \"\$(list_names)\" ]"
 MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
 check "... and --incremental records nothing" \
-	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:3: unknown keyword 'DEVICE'\" && [ -z \"\$(records $U0)\" ]"
+	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:1: unknown keyword 'AUTOSTART'\" && [ -z \"\$(records $U0)\" ]"
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 MQSTRIPE_CONF=$CONF sc assemble --scan --uuid "$U0"
 check "... but --scan --uuid, by hand, starts what it names" eval 'rc_is 0 && stdout_is /dev/mqstripe0 && no_err'
@@ -771,8 +776,24 @@ printf 'MAILADDR\n' >"$CONF"
 MQSTRIPE_CONF=$CONF sc monitor --scan --syslog --oneshot
 check "monitor --scan: a MAILADDR line without address names file and line" \
 	eval "rc_is 1 && err_is \"^stripectl: monitor: $CONF:1: MAILADDR takes one word, the address to mail the events to\\\$\""
+# ... but the assembly, which does not use it, warns and starts the arrays
+# (the root array at boot must not wait for a typo in a mail address)
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+monwarn="^stripectl: warning: $CONF:1: MAILADDR takes one word, the address to mail the events to; the assembly does not use it and goes on; 'stripectl monitor --scan' refuses to start until it is fixed\$"
 MQSTRIPE_CONF=$CONF sc assemble --scan
-check "... and assemble --scan, which reads the same file, starts nothing" eval 'rc_is 1'
+check "... but assemble --scan, which reads the same file, warns naming file and line, and starts the array" \
+	eval 'rc_is 0 && stdout_is /dev/mqstripe0 && err_is "$monwarn"'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L1"
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L2"
+check "... and so does assemble --incremental" \
+	eval 'rc_is 0 && stdout_is /dev/mqstripe0 && err_is "^stripectl: $L2: ${monwarn#^stripectl: }"'
+printf 'PROGRAM mail-me\n' >"$CONF"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+MQSTRIPE_CONF=$CONF sc assemble --scan
+check "... a PROGRAM that is no absolute path: the same" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: $CONF:1: PROGRAM 'mail-me' is not an absolute path\""
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # assemble --readonly: started read-only (the module's CREATE flag), not
