@@ -76,7 +76,7 @@ struct asm_ctx {
 /* an array --scan found incomplete: a later round may complete it */
 struct asm_missing {
 	uint8_t uuid[MQSTRIPE_UUID_LEN];
-	char why[MQS_ERR_LEN];
+	char why[MQS_GROUP_ERR_LEN];
 };
 
 /* The result of check_and_start() for a missing slot with --scan. */
@@ -156,6 +156,40 @@ static bool incr_was_stopped(const char *dir)
 
 	stopped_path(dir, path, sizeof(path));
 	return !access(path, F_OK);
+}
+
+/**
+ * conf_load() - read /etc/mqstripe.conf for the automatic assembly
+ * @conf: filled in; mqs_conf_free() it, also on failure.
+ * @what: what the messages start with ("" or "DEVICE: ").
+ *
+ * Each line not taken that the assembly can do without (a bad MAILADDR,
+ * an unknown keyword, a bad ARRAY line) is a warning on stderr, naming
+ * the file and line; one it cannot (a bad or misspelt AUTO) fails.
+ *
+ * Return: MQS_EXIT_OK, or MQS_EXIT_FAIL with the reason said: nothing
+ * may start.
+ */
+static int conf_load(struct mqs_conf *conf, const char *what)
+{
+	char msg[2 * MQS_ERR_LEN];
+	int rc = MQS_EXIT_OK;
+	size_t i;
+
+	if (mqs_conf_load(conf, msg, sizeof(msg))) {
+		mqs_error("%s%s: nothing started", what, msg);
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; i < conf->nr_issues; i++) {
+		mqs_conf_issue_text(&conf->issues[i], false, msg, sizeof(msg));
+		if (!mqs_conf_blocks(&conf->issues[i], false)) {
+			mqs_error("%s%s", what, msg);
+		} else if (!rc) {
+			mqs_error("%s%s: nothing started", what, msg);
+			rc = MQS_EXIT_FAIL;
+		}
+	}
+	return rc;
 }
 
 static int ctx_ctl(struct asm_ctx *ctx)
@@ -554,7 +588,7 @@ out:
 static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 			   bool quiet_if_running)
 {
-	char err[MQS_ERR_LEN];
+	char err[MQS_GROUP_ERR_LEN];
 	struct mqs_cand **by_slot;
 	size_t *slots;
 	uint32_t s, nr;
@@ -607,7 +641,7 @@ static int assemble_devices(struct asm_ctx *ctx, char **paths, size_t n,
 	struct mqs_member_dev *members;
 	struct mqs_cand *cands, **c = NULL, **chosen_c = NULL;
 	bool *chosen = NULL;
-	char err[MQS_ERR_LEN];
+	char err[MQS_GROUP_ERR_LEN];
 	size_t i, k = 0;
 	int rc = MQS_EXIT_FAIL;
 
@@ -755,7 +789,7 @@ static bool remember_seen(struct asm_ctx *ctx, const struct mqs_cand *cands,
  * and start it.  One array failing does not keep the others from starting.
  */
 static int assemble_scan(struct asm_ctx *ctx, const char *name,
-			 const uint8_t *uuid)
+			 const uint8_t *uuid, const struct mqs_conf *conf)
 {
 	struct mqs_cand *cands = NULL, **group = NULL;
 	size_t n = 0, i, j, k, ngroups = 0, *first = NULL;
@@ -763,21 +797,10 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 	char shown[MQS_SB_SHOWN_NAME_LEN];
 	int rc, ret = MQS_EXIT_OK;
 	bool *done = NULL, *denied = NULL;
-	struct mqs_conf conf;
 
-	/* the automatic assembly only: --name and --uuid start what they name */
-	conf = (struct mqs_conf){ .auto_start = true };
-	rc = name || uuid ? 0 : mqs_conf_load(&conf, why, sizeof(why));
-	if (rc) {
-		mqs_error("%s: nothing started", why);
-		mqs_conf_free(&conf);
-		return MQS_EXIT_FAIL;
-	}
 	rc = mqs_scan_devices(&cands, &n);
-	if (rc) {
-		mqs_conf_free(&conf);
+	if (rc)
 		return rc;
-	}
 	group = calloc(n ? n : 1, sizeof(*group));
 	done = calloc(n ? n : 1, sizeof(*done));
 	first = calloc(n ? n : 1, sizeof(*first));
@@ -811,7 +834,7 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 	}
 	for (j = 0; j < ngroups; j++)
 		denied[j] = !name && !uuid &&
-			!mqs_conf_allows(&conf, cands[first[j]].sb.array_uuid,
+			!mqs_conf_allows(conf, cands[first[j]].sb.array_uuid,
 					 cands[first[j]].sb.name, why,
 					 sizeof(why));
 	if (name && ngroups > 1) {
@@ -894,7 +917,7 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			break;
 		}
 		if (denied[i]) {
-			note_denied(ctx, &conf, ref, cands[first[i]].path);
+			note_denied(ctx, conf, ref, cands[first[i]].path);
 			continue;
 		}
 		/* no valid superblock: its name and the rest are not to be trusted */
@@ -928,7 +951,6 @@ out:
 	free(first);
 	free(denied);
 	mqs_free_cands(cands, n);
-	mqs_conf_free(&conf);
 	return ret;
 }
 
@@ -944,15 +966,21 @@ out:
 static int assemble_scan_rounds(struct asm_ctx *ctx, const char *name,
 				const uint8_t *uuid)
 {
+	struct mqs_conf conf = { .auto_start = true };
 	struct mqstripe_info info;
 	uint32_t index;
 	int rc = MQS_EXIT_OK;
 	size_t i;
 
+	/* the automatic assembly only: --name and --uuid start what they name */
+	if (!name && !uuid && conf_load(&conf, "")) {
+		mqs_conf_free(&conf);
+		return MQS_EXIT_FAIL;
+	}
 	ctx->defer_missing = true;
 	for (ctx->round = 0; ctx->round < MQS_SCAN_ROUNDS; ctx->round++) {
 		ctx->started = 0;
-		if (assemble_scan(ctx, name, uuid))
+		if (assemble_scan(ctx, name, uuid, &conf))
 			rc = MQS_EXIT_FAIL;
 		/* a started array's node exists (start.c makes it if need be) */
 		if (!ctx->started)
@@ -974,6 +1002,7 @@ static int assemble_scan_rounds(struct asm_ctx *ctx, const char *name,
 	free(ctx->seen);
 	ctx->seen = NULL;
 	ctx->nseen = 0;
+	mqs_conf_free(&conf);
 	return rc;
 }
 
@@ -1096,20 +1125,21 @@ out:
 static bool incr_allowed(const char *path, const struct mqs_sb *sb,
 			 const char *label)
 {
-	char why[MQS_ERR_LEN], u[37];
+	char why[MQS_ERR_LEN], u[37], what[PATH_MAX + 3];
 	struct mqs_conf conf;
 	bool ok = false;
 
-	if (mqs_conf_load(&conf, why, sizeof(why))) {
-		mqs_error("%s: %s: nothing started", path, why);
-	} else if (!mqs_conf_allows(&conf, sb->array_uuid, sb->name, why,
-				    sizeof(why))) {
+	snprintf(what, sizeof(what), "%s: ", path);
+	if (conf_load(&conf, what))
+		goto out;	/* said */
+	ok = mqs_conf_allows(&conf, sb->array_uuid, sb->name, why,
+			     sizeof(why));
+	if (!ok) {
 		mqs_format_uuid(sb->array_uuid, u);
 		mqs_error("%s: %s not started: %s; to start it now: 'stripectl assemble --scan --uuid %s'",
 			  path, label, why, u);
-	} else {
-		ok = true;
 	}
+out:
 	mqs_conf_free(&conf);
 	return ok;
 }
@@ -1140,11 +1170,10 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		goto out;
 	}
 	mqs_array_label(&me.sb, label, sizeof(label));
-	if (ctx->lock_fd < 0) {
-		mqs_error("cannot lock %s/lock: %s", mqs_run_dir(),
-			  strerror(-ctx->lock_fd));
+	/* the records are kept next to the lock: no going on without it */
+	ctx->lock_fd = mqs_meta_lock(true);
+	if (ctx->lock_fd < 0)
 		goto out;
-	}
 	/* idempotent: a member of the running array is done */
 	if (ctx_ctl(ctx))
 		goto out;
@@ -1314,7 +1343,11 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 	ctx.readonly = readonly;
 	ctx.change = change;
 	ctx.metadata = (uint32_t)metadata;
-	ctx.lock_fd = mqs_meta_lock();
+	if (!incremental) {
+		ctx.lock_fd = mqs_meta_lock(false);
+		if (ctx.lock_fd == -ETIMEDOUT)
+			return MQS_EXIT_FAIL;
+	}
 	if (incremental)
 		rc = assemble_incremental(&ctx, argv[first]);
 	else if (scan)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,15 +84,23 @@ static void make_printable(unsigned char *p)
  */
 void mqs_error(const char *fmt, ...)
 {
-	char buf[2 * MQS_ERR_LEN];
+	char small[2 * MQS_ERR_LEN], *buf = NULL;
 	va_list ap;
 
+	/* whole, however long (a create command line naming every member) */
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (vasprintf(&buf, fmt, ap) < 0)
+		buf = NULL;
 	va_end(ap);
-	make_printable((unsigned char *)buf);
+	if (!buf) {
+		va_start(ap, fmt);
+		vsnprintf(small, sizeof(small), fmt, ap);
+		va_end(ap);
+	}
+	make_printable((unsigned char *)(buf ? buf : small));
 	fflush(stdout);
-	fprintf(stderr, "stripectl: %s\n", buf);
+	fprintf(stderr, "stripectl: %s\n", buf ? buf : small);
+	free(buf);
 }
 
 /* Open /dev/mqstripe-control; on failure print why and return exit 1. */
@@ -245,45 +254,135 @@ const char *mqs_run_dir(void)
 	return d && *d ? d : RUN_DIR_DEFAULT;
 }
 
+#define LOCK_TIMEOUT_DEFAULT	60	/* seconds */
+#define LOCK_POLL_MS		100
+
+/*
+ * $MQSTRIPE_LOCK_TIMEOUT, else LOCK_TIMEOUT_DEFAULT: how many seconds a
+ * command waits for the lock (0: not at all).  Below the start timeout
+ * of a systemd unit (90 s by default) and udev's event timeout (180 s),
+ * so that the boot's assembly says what holds it instead of being killed.
+ */
+static unsigned int lock_timeout(void)
+{
+	const char *s = getenv("MQSTRIPE_LOCK_TIMEOUT");
+	char err[MQS_ERR_LEN];
+	uint64_t v;
+
+	if (!s || !*s)
+		return LOCK_TIMEOUT_DEFAULT;
+	if (mqs_parse_uint(s, 24 * 3600, &v, err, sizeof(err))) {
+		mqs_error("warning: MQSTRIPE_LOCK_TIMEOUT: %s; waiting %u s",
+			  err, LOCK_TIMEOUT_DEFAULT);
+		return LOCK_TIMEOUT_DEFAULT;
+	}
+	return (unsigned int)v;
+}
+
+/* " (pid N)": the holder the lock file names, or "" */
+static void lock_holder(int fd, char *buf, size_t len)
+{
+	char pid[16];
+	ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+	long v;
+	char *end;
+
+	buf[0] = '\0';
+	if (n <= 0)
+		return;
+	pid[n] = '\0';
+	v = strtol(pid, &end, 10);
+	/* not one that died holding it (the lock went with it) */
+	if (v > 0 && v <= INT_MAX && (*end == '\n' || !*end) &&
+	    (!kill((pid_t)v, 0) || errno == EPERM))
+		snprintf(buf, len, " (pid %ld)", v);
+}
+
 /**
  * mqs_meta_lock() - take the lock every superblock writer holds
+ * @need: the command cannot go on without it (assemble --incremental,
+ *	which records members in the same directory).
  *
- * create, stop, zero-superblock and every kind of assemble hold it, flock()
- * on RUN_DIR/lock, for as long as they read and write superblocks and
- * create or remove arrays: a member's uevent (udev runs "assemble
- * --incremental") cannot start an array between create's superblock writes
- * and its CREATE, or between stop's REMOVE and its superblock update.
- * Taken once per command: a second flock() in the same process would wait
- * for the first.
+ * create, stop, rename, zero-superblock and every kind of assemble hold
+ * it, flock() on RUN_DIR/lock, for as long as they read and write
+ * superblocks and create or remove arrays: a member's uevent (udev runs
+ * "assemble --incremental") cannot start an array between create's
+ * superblock writes and its CREATE, or between stop's REMOVE and its
+ * superblock update.  Taken once per command: a second flock() in the
+ * same process would wait for the first.  The holder writes its pid in
+ * the file, for the message of one that waits too long.
  *
- * Return: a descriptor (close it to unlock), or a negative errno; callers
- * go on without the lock then (a read-only /run), as they did before it.
+ * A lock that cannot be opened (a read-only /run, no room): said on
+ * stderr, naming the path and the reason; without @need the command goes
+ * on without it, as mdadm goes on without its map lock (no other
+ * stripectl can hold it either).  A lock held by another for longer than
+ * lock_timeout(): said, naming the holder's pid; the command must give up
+ * (going on would race the writer the lock is for).
+ *
+ * Return: a descriptor (close it to unlock); -ETIMEDOUT (said: give up);
+ * else a negative errno (said; go on without the lock unless @need).
  */
-int mqs_meta_lock(void)
+int mqs_meta_lock(bool need)
 {
-	char path[PATH_MAX + 8];
-	int fd;
+	char path[PATH_MAX + 8], holder[32], pid[16];
+	unsigned int timeout = lock_timeout();
+	struct timespec start, now;
+	int fd, err, n;
 
-	if (mkdir(mqs_run_dir(), 0700) && errno != EEXIST)
-		return -errno;
 	snprintf(path, sizeof(path), "%s/lock", mqs_run_dir());
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	while (flock(fd, LOCK_EX)) {
-		if (errno != EINTR) {
-			int err = errno;
-
-			close(fd);
-			return -err;
-		}
+	if (mkdir(mqs_run_dir(), 0700) && errno != EEXIST) {
+		err = errno;
+		goto cannot;
 	}
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = errno;
+		goto cannot;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		err = errno;
+		if (err == EINTR)
+			continue;
+		if (err != EWOULDBLOCK) {
+			close(fd);
+			goto cannot;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000LL +
+		    (now.tv_nsec - start.tv_nsec) / 1000000 >=
+		    timeout * 1000LL) {
+			lock_holder(fd, holder, sizeof(holder));
+			close(fd);
+			mqs_error("%s is held by another stripectl%s for more than %u s (MQSTRIPE_LOCK_TIMEOUT): giving up; if that one hangs, find out why before you stop it",
+				  path, holder, timeout);
+			return -ETIMEDOUT;
+		}
+		mqs_sleep_ms(LOCK_POLL_MS);
+	}
+	/* for the message of one that waits too long: best effort */
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (!ftruncate(fd, 0))
+		n = (int)pwrite(fd, pid, (size_t)n, 0);
 	return fd;
+cannot:
+	if (need)
+		mqs_error("cannot take the lock %s: %s", path, strerror(err));
+	else
+		mqs_error("warning: cannot take the lock %s: %s; going on without it (nothing keeps udev's 'assemble --incremental' from running meanwhile)",
+			  path, strerror(err));
+	return -err;
 }
 
 /* Drop the lock from mqs_meta_lock() (nothing when it was not taken). */
 void mqs_meta_unlock(int fd)
 {
-	if (fd >= 0)
-		close(fd);
+	int unused;
+
+	if (fd < 0)
+		return;
+	/* its pid no longer names the holder (best effort, as the write) */
+	unused = ftruncate(fd, 0);
+	(void)unused;
+	close(fd);
 }

@@ -3,6 +3,7 @@
 #ifndef STRIPECTL_COMMON_H
 #define STRIPECTL_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,7 +20,7 @@ int find_array_or_report(struct mqs_ctl *ctl, const char *arg,
 			 struct mqstripe_member_info **members, uint32_t *nr);
 void mqs_sleep_ms(unsigned int ms);
 const char *mqs_run_dir(void);
-int mqs_meta_lock(void);
+int mqs_meta_lock(bool need);
 void mqs_meta_unlock(int fd);
 const char *array_state_name(uint32_t state);
 const char *member_state_name(uint32_t state);

@@ -16,11 +16,24 @@
  *
  * AUTO yes (the default, also without the file): every array may start.
  * AUTO no: only the arrays an ARRAY line names (every key given must
- * match the superblock).  A line the parser does not understand is an
- * error naming the file and line: the automatic assembly then starts
- * nothing (a typo must not let every array start, nor stop all of them
- * silently).  MAILADDR, MAILFROM and PROGRAM are for stripectl monitor
- * --scan: where it sends the events (the assembly ignores them).
+ * match the superblock).  MAILADDR, MAILFROM and PROGRAM are for
+ * stripectl monitor --scan: where it sends the events (the assembly
+ * ignores them).
+ *
+ * A line the parser does not take is an issue naming the file and line
+ * (struct mqs_conf_issue), and only what the line was for stops on it,
+ * so that a typo never keeps the root array from starting for a reason
+ * the assembly does not care about:
+ *   - a bad AUTO line, or an unknown keyword that could be a misspelt
+ *     AUTO (its keyword begins with AU, or its only value is yes or no):
+ *     the automatic assembly starts nothing (ignoring "AUTO no" would
+ *     let every array start); the monitor warns and goes on;
+ *   - a bad MAILADDR, MAILFROM or PROGRAM line: the monitor refuses to
+ *     start; the assembly warns and goes on;
+ *   - a bad ARRAY line: warned and ignored whole (an ARRAY line only ever
+ *     allows an array: leaving one out starts no array it did not name);
+ *   - any other unknown keyword: warned and ignored, as mdadm does with
+ *     mdadm.conf (a keyword of a newer stripectl, or of mdadm's).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -170,32 +183,124 @@ static int parse_word(char **val, unsigned int *val_line, char **tok,
 	return 0;
 }
 
+/* What a line with keyword @kw was meant to be, when it is not taken. */
+static enum mqs_conf_bad meant(const char *kw, char **tok, size_t ntok)
+{
+	if (!strcasecmp(kw, "AUTO"))
+		return MQS_CONF_BAD_AUTO;
+	if (!strcasecmp(kw, "ARRAY"))
+		return MQS_CONF_BAD_ARRAY;
+	if (!strcasecmp(kw, "MAILADDR") || !strcasecmp(kw, "MAILFROM") ||
+	    !strcasecmp(kw, "PROGRAM"))
+		return MQS_CONF_BAD_MONITOR;
+	if (!strncasecmp(kw, "AU", 2) ||
+	    (ntok == 2 && (!strcasecmp(tok[1], "yes") ||
+			   !strcasecmp(tok[1], "no"))))
+		return MQS_CONF_MISSPELT_AUTO;
+	return MQS_CONF_UNKNOWN;
+}
+
+static int add_issue(struct mqs_conf *conf, enum mqs_conf_bad bad,
+		     const char *msg, char *err, size_t len)
+{
+	struct mqs_conf_issue *grown;
+	char *m = strdup(msg);
+
+	grown = m ? realloc(conf->issues,
+			    (conf->nr_issues + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(m);
+		mqs_set_err(err, len, "out of memory");
+		return -ENOMEM;
+	}
+	conf->issues = grown;
+	conf->issues[conf->nr_issues++] = (struct mqs_conf_issue){
+		.msg = m, .bad = bad,
+	};
+	return 0;
+}
+
+/**
+ * mqs_conf_blocks() - does @issue keep a user of the file from going on
+ * @issue: a line not taken.
+ * @monitor: the user is stripectl monitor --scan, else the automatic
+ *	assembly.
+ *
+ * Return: true when what the line was for is unknown to that user: which
+ * arrays may start (a bad or misspelt AUTO) for the assembly, where to
+ * report (a bad MAILADDR, MAILFROM or PROGRAM) for the monitor.
+ */
+bool mqs_conf_blocks(const struct mqs_conf_issue *issue, bool monitor)
+{
+	if (monitor)
+		return issue->bad == MQS_CONF_BAD_MONITOR;
+	return issue->bad == MQS_CONF_BAD_AUTO ||
+	       issue->bad == MQS_CONF_MISSPELT_AUTO;
+}
+
+/**
+ * mqs_conf_issue_text() - what to tell the admin of @issue
+ * @issue: a line not taken.
+ * @monitor: see mqs_conf_blocks().
+ * @buf: "PATH:LINE: what is wrong" when it blocks that user (for the
+ *	caller to say what it does not do), else "warning: PATH:LINE:
+ *	what is wrong; what happens instead".
+ * @len: room at @buf.
+ */
+void mqs_conf_issue_text(const struct mqs_conf_issue *issue, bool monitor,
+			 char *buf, size_t len)
+{
+	const char *then = "the line is ignored";
+
+	if (mqs_conf_blocks(issue, monitor)) {
+		snprintf(buf, len, "%s", issue->msg);
+		return;
+	}
+	switch (issue->bad) {
+	case MQS_CONF_BAD_AUTO:
+	case MQS_CONF_MISSPELT_AUTO:
+		then = "the monitor does not use it; the automatic assembly starts nothing until it is fixed";
+		break;
+	case MQS_CONF_BAD_MONITOR:
+		then = "the assembly does not use it and goes on; 'stripectl monitor --scan' refuses to start until it is fixed";
+		break;
+	case MQS_CONF_BAD_ARRAY:
+		then = "the line is ignored (with AUTO no, the array it was to name starts only if another line names it)";
+		break;
+	case MQS_CONF_UNKNOWN:
+		break;
+	}
+	snprintf(buf, len, "warning: %s; %s", issue->msg, then);
+}
+
 /**
  * mqs_conf_parse() - read a configuration file
  * @f: the open file.
  * @path: its name, for messages.
  * @conf: filled in (present, AUTO yes and no ARRAY lines before the
  *	first line); mqs_conf_free() it, also on failure.
- * @err: the reason on failure: "PATH:LINE: what is wrong".
+ * @err: the reason on failure.
  * @len: room at @err.
  *
  * Keywords and keys are case-insensitive; '#' starts a comment; words
- * are separated by blanks.
+ * are separated by blanks.  Every line not taken becomes an entry of
+ * @conf->issues, and the parse goes on.
  *
- * Return: 0, -EINVAL for a line it does not understand, -ENOMEM.
+ * Return: 0 or -ENOMEM.
  */
 int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
 		   char *err, size_t len)
 {
-	char *buf = NULL, *tok[16], *save, *p;
+	char *buf = NULL, *tok[16], *save, *p, why[MQS_ERR_LEN];
 	unsigned int line = 0;
 	size_t cap = 0, ntok;
 	int rc = 0;
 
 	*conf = (struct mqs_conf){ .path = path, .present = true,
 				   .auto_start = true };
-	while (!rc && getline(&buf, &cap, f) >= 0) {
+	while (rc != -ENOMEM && getline(&buf, &cap, f) >= 0) {
 		line++;
+		rc = 0;
 		p = strchr(buf, '#');
 		if (p)
 			*p = '\0';
@@ -203,14 +308,16 @@ int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
 		for (p = strtok_r(buf, " \t\r\n", &save); p;
 		     p = strtok_r(NULL, " \t\r\n", &save)) {
 			if (ntok == sizeof(tok) / sizeof(tok[0])) {
-				mqs_set_err(err, len, "%s:%u: more than %zu words",
+				mqs_set_err(why, sizeof(why), "%s:%u: more than %zu words",
 					    path, line, ntok);
-				rc = -EINVAL;
+				rc = add_issue(conf, meant(tok[0], tok, ntok),
+					       why, err, len);
+				ntok = 0;
 				break;
 			}
 			tok[ntok++] = p;
 		}
-		if (rc || !ntok)
+		if (!ntok)
 			continue;
 		if (!strcasecmp(tok[0], "AUTO")) {
 			rc = parse_auto(conf, tok, ntok, line, err, len);
@@ -225,11 +332,18 @@ int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
 		} else if (!strcasecmp(tok[0], "PROGRAM")) {
 			rc = parse_word(&conf->program, &conf->program_line,
 					tok, ntok, line, path, err, len);
+		} else if (meant(tok[0], tok, ntok) == MQS_CONF_MISSPELT_AUTO) {
+			mqs_set_err(err, len, "%s:%u: unknown keyword '%s', a misspelt AUTO? (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf(5))",
+				    path, line, tok[0]);
+			rc = -EINVAL;
 		} else {
 			mqs_set_err(err, len, "%s:%u: unknown keyword '%s' (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf(5))",
 				    path, line, tok[0]);
 			rc = -EINVAL;
 		}
+		if (rc == -EINVAL)
+			rc = add_issue(conf, meant(tok[0], tok, ntok), err,
+				       err, len);
 	}
 	free(buf);
 	return rc;
@@ -242,8 +356,8 @@ int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
  * @err: the reason on failure.
  * @len: room at @err.
  *
- * Return: 0, -EINVAL (a line not understood), or the negative errno of
- * opening or reading the file (other than ENOENT).
+ * Return: 0 (the lines not taken are in @conf->issues), -ENOMEM, or the
+ * negative errno of opening or reading the file (other than ENOENT).
  */
 int mqs_conf_load(struct mqs_conf *conf, char *err, size_t len)
 {
@@ -313,6 +427,13 @@ bool mqs_conf_allows(const struct mqs_conf *conf, const uint8_t uuid[16],
 /* Free what mqs_conf_parse() allocated. */
 void mqs_conf_free(struct mqs_conf *conf)
 {
+	size_t i;
+
+	for (i = 0; i < conf->nr_issues; i++)
+		free(conf->issues[i].msg);
+	free(conf->issues);
+	conf->issues = NULL;
+	conf->nr_issues = 0;
 	free(conf->arrays);
 	free(conf->mailaddr);
 	free(conf->mailfrom);

@@ -29,6 +29,25 @@ struct mqs_conf_array {
 	unsigned int line;
 };
 
+/* What a line the parser did not take was meant to be. */
+enum mqs_conf_bad {
+	MQS_CONF_BAD_AUTO,	/* an AUTO line: which arrays may start */
+	MQS_CONF_MISSPELT_AUTO,	/* unknown, but could be a misspelt AUTO */
+	MQS_CONF_BAD_ARRAY,	/* an ARRAY line */
+	MQS_CONF_BAD_MONITOR,	/* MAILADDR, MAILFROM, PROGRAM: the monitor's */
+	MQS_CONF_UNKNOWN,	/* an unknown keyword */
+};
+
+/**
+ * struct mqs_conf_issue - a line the parser did not take
+ * @msg: "PATH:LINE: what is wrong".
+ * @bad: what the line was meant to be.
+ */
+struct mqs_conf_issue {
+	char *msg;
+	enum mqs_conf_bad bad;
+};
+
 /**
  * struct mqs_conf - what the file says
  * @path: the file read.
@@ -43,6 +62,8 @@ struct mqs_conf_array {
  * @mailaddr_line: line numbers of those lines, 0 without them.
  * @mailfrom_line: see @mailaddr_line.
  * @program_line: see @mailaddr_line.
+ * @issues: the lines not taken, in file order (mqs_conf_blocks()).
+ * @nr_issues: entries in @issues.
  */
 struct mqs_conf {
 	const char *path;
@@ -57,12 +78,17 @@ struct mqs_conf {
 	unsigned int mailaddr_line;
 	unsigned int mailfrom_line;
 	unsigned int program_line;
+	struct mqs_conf_issue *issues;
+	size_t nr_issues;
 };
 
 const char *mqs_conf_path(void);
 int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
 		   char *err, size_t len);
 int mqs_conf_load(struct mqs_conf *conf, char *err, size_t len);
+bool mqs_conf_blocks(const struct mqs_conf_issue *issue, bool monitor);
+void mqs_conf_issue_text(const struct mqs_conf_issue *issue, bool monitor,
+			 char *buf, size_t len);
 bool mqs_conf_allows(const struct mqs_conf *conf, const uint8_t uuid[16],
 		     const char *name, char *why, size_t len);
 void mqs_conf_free(struct mqs_conf *conf);

@@ -450,8 +450,9 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 	rc = ctl_open_or_report(&ctl);
 	if (rc)
 		return rc;
-	lock = mqs_meta_lock();
-	rc = check_not_running(&ctl, req, uuid);
+	lock = mqs_meta_lock(false);
+	rc = lock == -ETIMEDOUT ? MQS_EXIT_FAIL :
+	     check_not_running(&ctl, req, uuid);
 	if (!rc)
 		rc = check_name_unused("--name", req->name, req, NULL, force);
 	if (rc)

@@ -813,6 +813,7 @@ int cmd_monitor(const struct cmd *cmd, int argc, char **argv)
 	char err[MQS_ERR_LEN], progfrom[PATH_MAX + 16];
 	sigset_t mask;
 	int first, rc, watched;
+	size_t i;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
 	if (rc >= 0)
@@ -831,6 +832,19 @@ int cmd_monitor(const struct cmd *cmd, int argc, char **argv)
 			rc = MQS_EXIT_FAIL;
 			goto out;
 		}
+		/* a line of its own not taken: where to report is unknown */
+		for (i = 0; i < conf.nr_issues; i++) {
+			mqs_conf_issue_text(&conf.issues[i], true, err,
+					    sizeof(err));
+			if (!mqs_conf_blocks(&conf.issues[i], true)) {
+				mqs_error("monitor: %s", err);
+			} else if (!rc) {
+				mqs_error("monitor: %s", err);
+				rc = MQS_EXIT_FAIL;
+			}
+		}
+		if (rc)
+			goto out;
 		if (!program && conf.program) {
 			program = conf.program;
 			snprintf(progfrom, sizeof(progfrom), "PROGRAM (%s:%u)",

@@ -218,8 +218,10 @@ int cmd_rename(const struct cmd *cmd, int argc, char **argv)
 		return MQS_EXIT_FAIL;
 	mqs_array_node(index, node, sizeof(node));
 	snprintf(old, sizeof(old), "%s", info.name);
-	lock = mqs_meta_lock();
+	lock = mqs_meta_lock(false);
 	rc = MQS_EXIT_FAIL;
+	if (lock == -ETIMEDOUT)
+		goto out;
 	if (!strcmp(old, name)) {
 		printf("%s: already named '%s': nothing to do\n", node, name);
 		rc = MQS_EXIT_OK;

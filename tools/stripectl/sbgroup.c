@@ -207,8 +207,123 @@ static bool as_created(struct mqs_cand *const *c, size_t n)
 	return n > 0;
 }
 
-#define CUT_CREATE_HINT \
-	"if that create was cut short, run it again with --force (it writes every member anew)"
+/* @v as create's SIZE: the largest of G, M, K that divides it, else bytes */
+static void size_arg(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "GMK";
+	int u;
+
+	for (u = 0; u < 3 && v; u++) {
+		uint64_t unit = 1ULL << (10 * (3 - u));
+
+		if (!(v % unit)) {
+			snprintf(buf, len, "%" PRIu64 "%c", v / unit, units[u]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%" PRIu64, v);
+}
+
+/* Append @s to @buf (of @len, @used taken); the count grows past @len. */
+static size_t put(char *buf, size_t len, size_t used, const char *s)
+{
+	if (used < len)
+		snprintf(buf + used, len - used, "%s", s);
+	return used + strlen(s);
+}
+
+/*
+ * Append " WORD", in single quotes unless it is made of characters the
+ * shell takes as they are (a device path mostly is).
+ */
+static size_t put_word(char *buf, size_t len, size_t used, const char *w)
+{
+	const char *p;
+
+	used = put(buf, len, used, " ");
+	if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+:@%=,-") == strlen(w))
+		return put(buf, len, used, w);
+	used = put(buf, len, used, "'");
+	for (p = w; *p; p++) {
+		char one[2] = { *p, '\0' };
+
+		used = put(buf, len, used, *p == '\'' ? "'\\''" : one);
+	}
+	return put(buf, len, used, "'");
+}
+
+/**
+ * cut_create_hint() - the way out of a cut create: that create again, as
+ *	the command line that writes the array anew over the same members
+ * @c: devices with valid superblocks of one array, all at event 1.
+ * @n: how many.
+ * @blank: devices given without a superblock, in the order given: they
+ *	take the slots no superblock names, in slot order (with one such
+ *	slot, exactly; with more, as given).
+ * @nblank: how many.
+ * @buf: the phrase.
+ * @len: room at @buf.
+ *
+ * The command carries everything the superblocks record that create
+ * takes: the chunk, the data offset, queue depth and format when not
+ * create's defaults, the name and the UUID (so that the ARRAY lines of
+ * mqstripe.conf and the fstab entries by UUID still match); --force,
+ * since the members carry a superblock now.  A slot that neither a
+ * superblock nor a device given fills shows as "<device of slot S>".
+ */
+static void cut_create_hint(struct mqs_cand *const *c, size_t n,
+			    struct mqs_cand *const *blank, size_t nblank,
+			    char *buf, size_t len)
+{
+	const struct mqs_sb *sb = &c[0]->sb;
+	char v[64], u[37];
+	size_t i, used = 0, next = 0;
+	uint32_t s;
+
+	used = put(buf, len, used,
+		   nblank > 1 ? "if that create was cut short, run it again over the same members, those without a superblock in the order that create had them (it writes every member anew): 'stripectl create --force" :
+		   "if that create was cut short, run it again over the same members in slot order (it writes every member anew): 'stripectl create --force");
+	size_arg(sb->chunk_bytes, v, sizeof(v));
+	used = put(buf, len, used, " --chunk ");
+	used = put(buf, len, used, v);
+	if (sb->data_offset_bytes != MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES) {
+		size_arg(sb->data_offset_bytes, v, sizeof(v));
+		used = put(buf, len, used, " --data-offset ");
+		used = put(buf, len, used, v);
+	}
+	if (sb->queue_depth) {
+		snprintf(v, sizeof(v), " --queue-depth %" PRIu32,
+			 sb->queue_depth);
+		used = put(buf, len, used, v);
+	}
+	if (sb->version != MQS_SB_VERSION) {
+		snprintf(v, sizeof(v), " --metadata %" PRIu32, sb->version);
+		used = put(buf, len, used, v);
+	}
+	/* a valid superblock's name passed mqs_check_name(): no quotes */
+	if (sb->name[0]) {
+		used = put(buf, len, used, " --name ");
+		used = put(buf, len, used, sb->name);
+	}
+	mqs_format_uuid(sb->array_uuid, u);
+	used = put(buf, len, used, " --uuid ");
+	used = put(buf, len, used, u);
+	for (s = 0; s < sb->nr_members; s++) {
+		for (i = 0; i < n; i++)
+			if (c[i]->sb.slot == s)
+				break;
+		if (i < n) {
+			used = put_word(buf, len, used, c[i]->path);
+		} else if (next < nblank) {
+			used = put_word(buf, len, used, blank[next++]->path);
+		} else {
+			snprintf(v, sizeof(v), " <device of slot %" PRIu32 ">",
+				 s);
+			used = put(buf, len, used, v);
+		}
+	}
+	put(buf, len, used, "'");
+}
 
 /**
  * mqs_cut_hint() - the way out when a device without a superblock was
@@ -232,15 +347,22 @@ void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
 		  char *buf, size_t len)
 {
 	struct mqs_cand *valid[MQSTRIPE_MAX_MEMBERS];
+	struct mqs_cand *blank[MQSTRIPE_MAX_MEMBERS];
 	char label[MQS_ERR_LEN], paths[MQS_ERR_LEN] = "";
+	char how[MQS_GROUP_ERR_LEN];
 	const struct mqs_cand *me = c[none];
-	size_t i, k = 0, used = 0;
+	size_t i, k = 0, nblank = 0, used = 0;
 	uint32_t s, slots = 0;
 
 	buf[0] = '\0';
 	for (i = 0; i < n && k < ARRAY_SIZE(valid); i++) {
-		if (c[i]->read_err || c[i]->status != MQS_SB_OK)
+		if (c[i]->read_err || c[i]->status != MQS_SB_OK) {
+			/* read, blank: may be a slot the create never reached */
+			if (!c[i]->read_err && c[i]->status == MQS_SB_NONE &&
+			    nblank < ARRAY_SIZE(blank))
+				blank[nblank++] = c[i];
 			continue;
+		}
 		if (k && !same_uuid(c[i]->sb.array_uuid,
 				    valid[0]->sb.array_uuid))
 			return;		/* devices of several arrays */
@@ -262,10 +384,11 @@ void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
 		return;		/* the array is whole without it */
 	mqs_array_label(&valid[0]->sb, label, sizeof(label));
 	if (as_created(valid, k)) {
+		cut_create_hint(valid, k, blank, nblank, how, sizeof(how));
 		snprintf(buf, len,
 			 "; %s hold%s %" PRIu32 " of the %" PRIu32 " slots of %s as 'create' wrote them, never assembled or stopped since (event 1): %s; else give the missing members",
 			 paths, k > 1 ? "" : "s", slots,
-			 valid[0]->sb.nr_members, label, CUT_CREATE_HINT);
+			 valid[0]->sb.nr_members, label, how);
 		return;
 	}
 	if (me->block && me->area_len &&
@@ -360,9 +483,14 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 			first_missing = s;
 	}
 	if (missing) {
-		const char *cut = as_created(c, n) ?
-			"; all found are as 'create' wrote them, never assembled or stopped since (event 1): " CUT_CREATE_HINT :
-			"";
+		char cut[MQS_GROUP_ERR_LEN] = "";
+
+		if (as_created(c, n)) {
+			size_t used = (size_t)snprintf(cut, sizeof(cut), "; all found are as 'create' wrote them, never assembled or stopped since (event 1): ");
+
+			cut_create_hint(c, n, NULL, 0, cut + used,
+					sizeof(cut) - used);
+		}
 
 		slot_uuid(ref, first_missing, u, sizeof(u));
 		if (missing == 1)

@@ -46,6 +46,12 @@ struct mqs_cand {
 	struct mqs_sb_copies copies;
 };
 
+/*
+ * Room for a refusal of mqs_group_check() or a phrase of mqs_cut_hint():
+ * they may carry a create command line naming every member.
+ */
+#define MQS_GROUP_ERR_LEN	8192
+
 void mqs_array_label(const struct mqs_sb *sb, char *buf, size_t len);
 int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
 		     const uint8_t *uuid, bool *chosen, char *err,

@@ -129,7 +129,9 @@ static int stop_one(const char *arg, int retry_ms, bool report_busy)
 	 * clean: no "assemble" in between sees them active and starts the
 	 * array again.
 	 */
-	lock = mqs_meta_lock();
+	lock = mqs_meta_lock(false);
+	if (lock == -ETIMEDOUT)
+		return -EINVAL;
 	/* the members, before REMOVE forgets them */
 	rc = find_array_or_report(&ctl, arg, &index, &info, &members, &nr);
 	if (rc) {

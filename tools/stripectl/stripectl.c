@@ -8,7 +8,9 @@
  * prints through one-line errors (common.c).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 
 #include "assemble.h"
@@ -381,7 +383,38 @@ static int print_version(void)
 	return MQS_EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/*
+ * The output reached stdout, or the exit status says it did not: what a
+ * command printed may sit in stdio's buffer until now, and a full disk
+ * ("examine --scan > /etc/mqstripe.conf") or a closed pipe shows only
+ * when it is written out.  A stdout closed before start (">&-") with
+ * nothing to write is no error (as coreutils' close_stdout()).
+ */
+static int close_stdout(int rc)
+{
+	bool pending = __fpending(stdout) != 0;
+	bool failed = ferror(stdout) != 0;
+	int err;
+
+	errno = 0;
+	if (fclose(stdout)) {
+		err = errno;
+		if (!failed && !pending && err == EBADF)
+			return rc;
+		failed = true;
+	} else {
+		err = 0;
+	}
+	if (!failed)
+		return rc;
+	if (err)
+		mqs_error("cannot write to standard output: %s", strerror(err));
+	else
+		mqs_error("cannot write to standard output");
+	return rc == MQS_EXIT_OK ? MQS_EXIT_FAIL : rc;
+}
+
+static int run(int argc, char **argv)
 {
 	const struct cmd *cmd;
 
@@ -407,4 +440,9 @@ int main(int argc, char **argv)
 		return MQS_EXIT_USAGE;
 	}
 	return cmd->fn(cmd, argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	return close_stdout(run(argc, argv));
 }

@@ -95,7 +95,9 @@ int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 	rc = zero_check_distinct(argc - first, argv + first);
 	if (rc)
 		return rc;
-	lock = mqs_meta_lock();
+	lock = mqs_meta_lock(false);
+	if (lock == -ETIMEDOUT)
+		return MQS_EXIT_FAIL;
 	for (i = first; i < argc; i++) {
 		struct sbw w;
 

@@ -316,4 +316,24 @@ else
 	not_ok "--version prints 'stripectl $version' (dkms.conf), got '$first'"
 fi
 
+# stdout that cannot be written (a full disk: /dev/full) is a failure,
+# said on stderr, not exit 0 with the output lost
+full() {	# full DESC ARGS...: stdout to /dev/full: exit 1, the reason
+	local desc=$1
+	shift
+	"$STRIPECTL" "$@" >/dev/full 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+	   grep -q '^stripectl: cannot write to standard output: No space left on device$' "$TMP/err"; then
+		ok "$desc > /dev/full: exit 1, saying why"
+	else
+		not_ok "$desc > /dev/full: exit 1, saying why (got exit $rc)"
+		sed 's/^/# stderr: /' "$TMP/err"
+	fi
+}
+full "--help" --help
+full "--version" --version
+full "create --help" create --help
+full "help status" help status
+
 ktap_done

@@ -544,6 +544,35 @@ locked "assemble DEVICE..." '[ -z "$(list_names)" ] && [ "$(ex "$L2" MQSTRIPE_EV
 	'stdout_is /dev/mqstripe0 && [ "$(list_names)" = "db " ]' assemble "$L0" "$L1" "$L2"
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
+# ... for at most MQSTRIPE_LOCK_TIMEOUT seconds (a boot unit must not
+# hang): then they give up, saying so, and start or write nothing
+exec 9>"$MQSTRIPE_RUN_DIR/lock"
+flock 9
+sc_bounded() {	# sc with a lock timeout of 1 s, killed after 20 s
+	MQSTRIPE_LOCK_TIMEOUT=1 timeout 20 env LD_PRELOAD="$FAKE" "$STRIPECTL" "$@" \
+		>"$TMP/out" 2>"$TMP/err" 9>&-
+	rc=$?
+}
+held="^stripectl: $MQSTRIPE_RUN_DIR/lock is held by another stripectl for more than 1 s \\(MQSTRIPE_LOCK_TIMEOUT\\): giving up"
+sc_bounded assemble --scan
+check "assemble --scan gives up when the lock stays held past MQSTRIPE_LOCK_TIMEOUT" \
+	eval "rc_is 1 && err_is \"$held\" && [ -z \"\$(list_names)\" ]"
+sc_bounded create --name late "$L5"
+check "... and so does create, writing nothing" \
+	eval "rc_is 1 && err_is \"$held\" && [ -z \"\$(ex $L5 MQSTRIPE_NAME)\" ]"
+exec 9>&-
+# a lock that cannot be taken (here the run directory is a file): said,
+# naming the path and the reason; assembly by hand goes on without it,
+# incremental assembly (whose records live there) does not
+: >"$TMP/runfile"
+MQSTRIPE_RUN_DIR=$TMP/runfile sc assemble "$L0" "$L1" "$L2"
+check "assemble without a usable lock: goes on, saying which lock and why" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: cannot take the lock $TMP/runfile/lock: Not a directory; going on without it\""
+MQSTRIPE_RUN_DIR=$TMP/runfile LD_PRELOAD=$FAKE "$STRIPECTL" stop db 2>/dev/null
+MQSTRIPE_RUN_DIR=$TMP/runfile sc assemble --incremental "$L0"
+check "assemble --incremental without a usable lock: refused, saying which lock and why" \
+	eval "rc_is 1 && err_is \"^stripectl: cannot take the lock $TMP/runfile/lock: Not a directory\\\$\""
+
 # incremental: starts exactly when the last slot arrives
 # records [UUID]: the members --incremental recorded (of one array)
 records() { find "$MQSTRIPE_RUN_DIR${1:+/$1}" -name 'slot-*' 2>/dev/null; }
@@ -601,7 +630,7 @@ rm -rf "${MQSTRIPE_RUN_DIR:?}/$uuid_db"
 # --incremental start only the arrays its ARRAY lines name; a disk from
 # another host (here array 'db' on $L5, the name of ours too) is left
 # alone and does not count as a second 'db'; by hand, --uuid, --name
-# start it; a line not understood starts nothing
+# start it; an unknown keyword is warned about, a misspelt AUTO starts nothing
 CONF=$TMP/mqstripe.conf
 LD_PRELOAD=$FAKE "$STRIPECTL" create --force --name db "$L5" >/dev/null 2>&1
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
@@ -612,6 +641,10 @@ check "examine --scan --brief: one ARRAY line per array" \
 sc examine --scan
 check "examine --scan: the devices found as a comment" \
 	eval "rc_is 0 && grep -qx 'ARRAY uuid=$U0 name=db  # 3 of 3 members: $L0 $L1 $L2' \"\$TMP/out\" && grep -qx 'ARRAY uuid=$UG name=db  # 1 of 1 members: $L5' \"\$TMP/out\""
+LD_PRELOAD=$FAKE "$STRIPECTL" examine --scan >/dev/full 2>"$TMP/err"
+rc=$?
+check "examine --scan > /dev/full (a full disk): exit 1, saying so" \
+	eval 'rc_is 1 && err_is "^stripectl: cannot write to standard output: No space left on device\$"'
 printf '# this host\nAUTO no\n%s\n' "$(grep "uuid=$U0" "$TMP/out")" >"$CONF"
 MQSTRIPE_CONF=$CONF sc assemble --scan
 check "AUTO no: --scan starts the array an ARRAY line names, not the other one of that name" \
@@ -636,11 +669,16 @@ check "AUTO no: a line whose name differs does not allow the array" \
 	eval "rc_is 0 && [ ! -s \"\$TMP/out\" ] && grep -q \"array 'db' (UUID $U0) (on $L0) not started: AUTO no in $CONF, and its ARRAY line (line 2) names 'data', not 'db'\" \"\$TMP/err\" && [ -z \"\$(list_names)\" ]"
 printf 'AUTO no\nARRAY uuid=%s\nDEVICE partitions\n' "$U0" >"$CONF"
 MQSTRIPE_CONF=$CONF sc assemble --scan
-check "a line not understood: --scan starts nothing and names file and line" \
-	eval "rc_is 1 && err_is \"^stripectl: $CONF:3: unknown keyword 'DEVICE' \\(known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf\\(5\\)\\): nothing started\$\" && [ -z \"\$(list_names)\" ]"
+check "an unknown keyword (mdadm's DEVICE): --scan warns, naming file and line, and goes on" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && grep -qx \"stripectl: warning: $CONF:3: unknown keyword 'DEVICE' (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf(5)); the line is ignored\" \"\$TMP/err\""
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+printf 'AUTOSTART no\nARRAY uuid=%s\n' "$U0" >"$CONF"
+MQSTRIPE_CONF=$CONF sc assemble --scan
+check "a misspelt AUTO (ignoring it would start every array): --scan starts nothing and names file and line" \
+	eval "rc_is 1 && err_is \"^stripectl: $CONF:1: unknown keyword 'AUTOSTART', a misspelt AUTO\\? .*: nothing started\$\" && [ -z \"\$(list_names)\" ]"
 MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
 check "... and --incremental records nothing" \
-	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:3: unknown keyword 'DEVICE'\" && [ -z \"\$(records $U0)\" ]"
+	eval "rc_is 1 && err_is \"^stripectl: $L0: $CONF:1: unknown keyword 'AUTOSTART'\" && [ -z \"\$(records $U0)\" ]"
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 MQSTRIPE_CONF=$CONF sc assemble --scan --uuid "$U0"
 check "... but --scan --uuid, by hand, starts what it names" eval 'rc_is 0 && stdout_is /dev/mqstripe0 && no_err'
@@ -738,8 +776,24 @@ printf 'MAILADDR\n' >"$CONF"
 MQSTRIPE_CONF=$CONF sc monitor --scan --syslog --oneshot
 check "monitor --scan: a MAILADDR line without address names file and line" \
 	eval "rc_is 1 && err_is \"^stripectl: monitor: $CONF:1: MAILADDR takes one word, the address to mail the events to\\\$\""
+# ... but the assembly, which does not use it, warns and starts the arrays
+# (the root array at boot must not wait for a typo in a mail address)
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+monwarn="^stripectl: warning: $CONF:1: MAILADDR takes one word, the address to mail the events to; the assembly does not use it and goes on; 'stripectl monitor --scan' refuses to start until it is fixed\$"
 MQSTRIPE_CONF=$CONF sc assemble --scan
-check "... and assemble --scan, which reads the same file, starts nothing" eval 'rc_is 1'
+check "... but assemble --scan, which reads the same file, warns naming file and line, and starts the array" \
+	eval 'rc_is 0 && stdout_is /dev/mqstripe0 && err_is "$monwarn"'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L0"
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L1"
+MQSTRIPE_CONF=$CONF sc assemble --incremental "$L2"
+check "... and so does assemble --incremental" \
+	eval 'rc_is 0 && stdout_is /dev/mqstripe0 && err_is "^stripectl: $L2: ${monwarn#^stripectl: }"'
+printf 'PROGRAM mail-me\n' >"$CONF"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+MQSTRIPE_CONF=$CONF sc assemble --scan
+check "... a PROGRAM that is no absolute path: the same" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: $CONF:1: PROGRAM 'mail-me' is not an absolute path\""
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # assemble --readonly: started read-only (the module's CREATE flag), not
@@ -1038,7 +1092,13 @@ created() {
 	if [ "$have" = "$nr" ]; then
 		comes_back
 	elif [ "$have" -gt 0 ]; then
-		refused_with "if that create was cut short, run it again with --force"
+		refused_with "if that create was cut short, run it again"
+		# as the command line: the geometry, name and UUID recorded,
+		# the members in slot order
+		if [ "$ok" = 1 ] && ! grep -qE -- "'stripectl create --force --chunk 64K --name cut --uuid [0-9a-f-]{36} ${C[*]}'" "$TMP/rerr"; then
+			ok=0
+			why="refused without the create command line: $(head -c 600 "$TMP/rerr")"
+		fi
 	else
 		refused_with ""
 	fi

@@ -20,7 +20,7 @@
 #include "sbgroup.h"
 #include "superblock.h"
 
-static char err[MQS_ERR_LEN];
+static char err[4096];	/* room for a create command line */
 static uint8_t block[MQS_SB_SIZE];
 static uint8_t area[MQS_SB_AREA_SIZE];
 
@@ -454,7 +454,7 @@ static void test_cut_hint(void)
 {
 	static const uint32_t order[] = { 0, 1, 2 };
 	static uint8_t zeros[MQS_SB_AREA_SIZE], junk[MQS_SB_AREA_SIZE];
-	char hint[MQS_ERR_LEN];
+	char hint[4096], want[256], u[37];
 
 	make_group(5, order, 3, 3);
 	cands[0].status = MQS_SB_NONE;
@@ -474,8 +474,29 @@ static void test_cut_hint(void)
 		    hint);
 	cands[1].sb.events = cands[2].sb.events = 1;
 	mqs_cut_hint(cp, 3, 0, hint, sizeof(hint));
-	ktap_result(strstr(hint, "as 'create' wrote them, never assembled or stopped since (event 1): if that create was cut short, run it again with --force"),
+	ktap_result(strstr(hint, "as 'create' wrote them, never assembled or stopped since (event 1): if that create was cut short, run it again"),
 		    "the others at event 1: the create again: %s", hint);
+	mqs_format_uuid(cands[1].sb.array_uuid, u);
+	snprintf(want, sizeof(want),
+		 ": 'stripectl create --force --chunk 64K --metadata 1 --name db-5 --uuid %s /dev/d0 /dev/d1 /dev/d2'",
+		 u);
+	ktap_result(strstr(hint, want) != NULL,
+		    "... as the exact command: geometry, name, UUID, the members in slot order (want %s)",
+		    want);
+	cands[0].path = "/dev/disk/by-id/a b";
+	cands[1].sb.data_offset_bytes = cands[2].sb.data_offset_bytes = 2 << 20;
+	cands[1].sb.chunk_bytes = cands[2].sb.chunk_bytes = 4096;
+	cands[1].sb.version = cands[2].sb.version = MQS_SB_VERSION_2;
+	cands[1].sb.queue_depth = cands[2].sb.queue_depth = 256;
+	cands[1].sb.name[0] = cands[2].sb.name[0] = '\0';
+	mqs_cut_hint(cp, 3, 0, hint, sizeof(hint));
+	snprintf(want, sizeof(want),
+		 ": 'stripectl create --force --chunk 4K --data-offset 2M --queue-depth 256 --uuid %s '/dev/disk/by-id/a b' /dev/d1 /dev/d2'",
+		 u);
+	ktap_result(strstr(hint, want) != NULL,
+		    "... a data offset, queue depth and format not the default, no name, a path quoted (want %s): %s",
+		    want, hint);
+	cands[0].path = paths[0];
 	make_group(5, order, 3, 3);
 	cands[2].status = MQS_SB_NONE;
 	cands[2].block = zeros;
@@ -526,9 +547,12 @@ static void test_group(void)
 	cands[0].sb.events = cands[1].sb.events = cands[2].sb.events = 1;
 	mqs_group_check(cp, 3, false, slots, err, sizeof(err));
 	ktap_result(strstr(err, "is missing: found 3 of 4 members; attach that device and retry; all found are as 'create' wrote them") &&
-		    strstr(err, "run it again with --force") && one_line(err),
+		    strstr(err, "run it again") && one_line(err),
 		    "missing slot, every member at event 1: names the create again: %s",
 		    err);
+	ktap_result(strstr(err, "--name db-1 --uuid ") &&
+		    strstr(err, " /dev/d1 <device of slot 1> /dev/d0 /dev/d2'"),
+		    "... as the command, the members in slot order, the missing one to fill in");
 
 	order[0] = 1;
 	order[1] = 3;
