@@ -1286,7 +1286,7 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		/* a clone's member after the array started from the other copy */
 		mqs_array_node(index, node, sizeof(node));
 		snprintf(what, sizeof(what),
-			 "%s: a copy of slot %" PRIu32 " of %s, which runs as %s from %s: not taken; two copies of the array's disks are attached (a clone or snapshot?): detach this one ('lsblk -o NAME,SERIAL,WWN' tells the disks apart)",
+			 "%s: a copy of slot %" PRIu32 " of %s, which runs as %s from %s: not taken; two copies of the array's disks are attached (a clone or snapshot?): detach one ('lsblk -o NAME,SERIAL,WWN' tells the disks apart); if the array runs from the wrong one, stop it and start it by hand, naming the devices: 'stripectl assemble DEVICE...'",
 			 path, me.sb.slot, label, node,
 			 holder[0] ? holder : "a device no longer present");
 		incr_error(ctx, what);
