@@ -16,7 +16,11 @@
  * (default /run/mqstripe): <array-uuid>/slot-<N> holds "MAJ:MIN
  * MEMBER-UUID".  The array starts when the last slot arrives; every
  * recorded device is read again first, so a record of a device that went
- * away or changed does not count.  One lock file (mqs_meta_lock())
+ * away or changed does not count.  The records hold the first device
+ * seen per slot, so before the start every device is read as --scan reads
+ * them (incr_copies()): a slot on two devices, a clone set attached with
+ * the originals, starts nothing whichever copy came first, as --scan
+ * refuses it.  One lock file (mqs_meta_lock())
  * serializes all assembly and every other superblock writer: create, stop,
  * zero-superblock (udev runs events in parallel, and the boot-time --scan
  * may race it).
@@ -61,6 +65,8 @@ struct asm_ctx {
 	bool force;		/* --force: stale members accepted */
 	bool readonly;		/* --readonly: no superblock written */
 	bool change;		/* --change: a change event's device */
+	bool incremental;	/* --incremental: udev's, without a terminal */
+	bool found;		/* --scan, --incremental: devices found, not given */
 	bool defer_missing;	/* --scan: defer_missing() */
 	/* --scan: the rounds so far (an array on arrays needs one each) */
 	unsigned int round;
@@ -585,6 +591,66 @@ out:
 	return rc;
 }
 
+/*
+ * An error of the automatic assembly about devices that udev's
+ * --incremental found: also in the system log, where its stderr does not
+ * go.
+ */
+static void incr_error(const struct asm_ctx *ctx, const char *what)
+{
+	mqs_error("%s", what);
+	if (ctx->incremental)
+		syslog(LOG_ERR, "assemble: %s", what);
+}
+
+/*
+ * Devices @x and @y, found by --scan or --incremental, both claim one slot
+ * (mqs_find_copies()); @more: how many other slots two devices claim.  A
+ * clone set attached with the originals (a SAN or VM snapshot, a dd copy:
+ * every member twice, the same superblocks on other disks) looks so: which
+ * copy is meant cannot be told from the superblocks, and a start from the
+ * devices that came first could take a mix of both.  Nothing starts, in
+ * whichever order the devices come; the error names both devices and the
+ * ways out.
+ */
+static void say_copies(const struct asm_ctx *ctx, const struct mqs_cand *x,
+		       const struct mqs_cand *y, size_t more)
+{
+	char label[MQS_ERR_LEN], what[3 * MQS_ERR_LEN], others[64] = "";
+	char m1[37], m2[37], u[37];
+
+	mqs_array_label(&x->sb, label, sizeof(label));
+	mqs_format_uuid(x->sb.member_uuid, m1);
+	mqs_format_uuid(y->sb.member_uuid, m2);
+	mqs_format_uuid(x->sb.array_uuid, u);
+	if (more)
+		snprintf(others, sizeof(others),
+			 " (and %zu more slot%s on two devices)", more,
+			 more > 1 ? "s" : "");
+	if (!strcmp(m1, m2))
+		snprintf(what, sizeof(what),
+			 "%s and %s both claim slot %" PRIu32 " of %s with member UUID %s%s: two copies of the array's disks are attached (a clone or snapshot?); nothing started: detach one copy and run 'stripectl assemble --scan --uuid %s', or start one copy by hand, naming its devices: 'stripectl assemble DEVICE...' ('lsblk -o NAME,SERIAL,WWN' tells the disks apart)",
+			 x->path, y->path, x->sb.slot, label, m1, others, u);
+	else
+		snprintf(what, sizeof(what),
+			 "%s and %s both claim slot %" PRIu32 " of %s (member UUIDs %s and %s)%s; nothing started: detach the wrong one and run 'stripectl assemble --scan --uuid %s', or start the array by hand, naming its devices: 'stripectl assemble DEVICE...'",
+			 x->path, y->path, x->sb.slot, label, m1, m2, others,
+			 u);
+	incr_error(ctx, what);
+}
+
+/* Two of @c[0..n-1] (one array) in one slot: said (say_copies()). */
+static int refuse_copies(const struct asm_ctx *ctx, struct mqs_cand *const *c,
+			 size_t n)
+{
+	size_t x, y, dup = mqs_find_copies(c, n, &x, &y);
+
+	if (!dup)
+		return MQS_EXIT_OK;
+	say_copies(ctx, c[x], c[y], dup - 1);
+	return MQS_EXIT_FAIL;
+}
+
 static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 			   bool quiet_if_running)
 {
@@ -602,6 +668,10 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 		goto out;
 	}
 	rc = check_cand_disks(c, n);
+	if (rc)
+		goto out;
+	/* devices given by hand: mqs_group_check() says "leave the copy out" */
+	rc = ctx->found ? refuse_copies(ctx, c, n) : MQS_EXIT_OK;
 	if (rc)
 		goto out;
 	rc = mqs_group_check(c, n, ctx->force, slots, err, sizeof(err));
@@ -1072,13 +1142,14 @@ stale:
 }
 
 /*
- * Is @me a member of the running array @index?  1: it is; 0: it is not;
+ * Is @me a member of the running array @index?  1: it is; 0: it is not
+ * (@holder: the node of the member in @me's slot, "" if it has none);
  * -1: it is another path of one of them (one identity, check_one_disk():
  * two paths of a namespace with NVMe multipath off), an error said here,
  * naming both.
  */
 static int running_member(struct asm_ctx *ctx, uint32_t index,
-			  const struct mqs_cand *me)
+			  const struct mqs_cand *me, char *holder, size_t len)
 {
 	struct mqstripe_member_info *m;
 	struct mqstripe_info info;
@@ -1088,6 +1159,7 @@ static int running_member(struct asm_ctx *ctx, uint32_t index,
 	uint32_t i, nr;
 	int ret = 0;
 
+	holder[0] = '\0';
 	m = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*m));
 	if (!m)
 		return 0;
@@ -1112,6 +1184,8 @@ static int running_member(struct asm_ctx *ctx, uint32_t index,
 			ret = -1;
 			break;
 		}
+		if (m[i].slot == me->sb.slot)
+			snprintf(holder, len, "%s", node);
 	}
 out:
 	free(m);
@@ -1144,12 +1218,65 @@ out:
 	return ok;
 }
 
+/*
+ * Before --incremental starts an array from its recorded devices @c (one
+ * per slot): does any other device carry one of its slots, as --scan finds
+ * devices (mqs_scan_devices())?  The records hold the first device seen
+ * per slot: at a boot udev runs the devices' add events in any order, and
+ * a clone set attached with the originals could start from a mix of both.
+ * Here the start is decided as --scan decides it, whichever copy came
+ * first: a slot on two devices starts nothing (say_copies()).  Another
+ * path of a recorded device (one identity: check_one_disk()) is no copy:
+ * it was refused as such when it came, and the array starts over the
+ * recorded one.
+ */
+static int incr_copies(struct asm_ctx *ctx, struct mqs_cand **c, uint32_t nr)
+{
+	struct mqs_cand *cands = NULL, **all = NULL;
+	size_t n = 0, i, k = 0;
+	uint32_t s;
+	int rc;
+
+	rc = mqs_scan_devices(&cands, &n);
+	if (rc)
+		return rc;
+	all = calloc(nr + n, sizeof(*all));
+	if (!all) {
+		mqs_error("out of memory");
+		rc = MQS_EXIT_FAIL;
+		goto out;
+	}
+	for (s = 0; s < nr; s++)
+		all[k++] = c[s];
+	for (i = 0; i < n; i++) {
+		const struct mqs_cand *d = &cands[i];
+
+		if (d->read_err || d->status != MQS_SB_OK ||
+		    memcmp(d->sb.array_uuid, c[0]->sb.array_uuid,
+			   MQSTRIPE_UUID_LEN))
+			continue;
+		for (s = 0; s < nr; s++)
+			if (c[s]->devno == d->devno ||
+			    (c[s]->sb.slot == d->sb.slot &&
+			     same_disk(c[s]->devno, d->devno)))
+				break;
+		if (s == nr)
+			all[k++] = &cands[i];
+	}
+	rc = refuse_copies(ctx, all, k);
+out:
+	free(all);
+	mqs_free_cands(cands, n);
+	return rc;
+}
+
 static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 {
 	struct mqs_member_dev member = { .path = path };
 	struct mqstripe_info info;
 	struct mqs_cand me, *cands = NULL, **c = NULL;
-	char dir[PATH_MAX], label[MQS_ERR_LEN], node[64];
+	char dir[PATH_MAX], label[MQS_ERR_LEN], node[64], holder[PATH_MAX];
+	char what[3 * MQS_ERR_LEN];
 	uint32_t s, nr = 0, index, have = 0;
 	int rc = MQS_EXIT_FAIL, r, running;
 
@@ -1179,14 +1306,19 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		goto out;
 	r = mqs_find_uuid(&ctx->ctl, me.sb.array_uuid, &index, &info);
 	if (!r) {
-		running = running_member(ctx, index, &me);
+		running = running_member(ctx, index, &me, holder,
+					 sizeof(holder));
 		if (running > 0)
 			rc = MQS_EXIT_OK;
 		if (running)
 			goto out;
+		/* a clone's member after the array started from the other copy */
 		mqs_array_node(index, node, sizeof(node));
-		mqs_error("%s: %s is already running as %s without this device (a copy of slot %u?)",
-			  path, label, node, me.sb.slot);
+		snprintf(what, sizeof(what),
+			 "%s: a copy of slot %" PRIu32 " of %s, which runs as %s from %s: not taken; two copies of the array's disks are attached (a clone or snapshot?): detach one ('lsblk -o NAME,SERIAL,WWN' tells the disks apart); if the array runs from the wrong one, stop it and start it by hand, naming the devices: 'stripectl assemble DEVICE...'",
+			 path, me.sb.slot, label, node,
+			 holder[0] ? holder : "a device no longer present");
+		incr_error(ctx, what);
 		goto out;
 	}
 	uuid_dir(me.sb.array_uuid, dir, sizeof(dir));
@@ -1221,9 +1353,11 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 
 			if (check_cand_disks(pair, 2))
 				goto out;
-			mqs_group_check(pair, 2, false, slots, err,
-					sizeof(err));
-			mqs_error("%s", err);
+			if (mqs_group_check(pair, 2, false, slots, err,
+					    sizeof(err)) == -EEXIST)
+				say_copies(ctx, pair[0], pair[1], 0);
+			else
+				mqs_error("%s", err);
 			goto out;
 		}
 		mqs_cand_free(&cands[me.sb.slot]);
@@ -1241,6 +1375,9 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		rc = MQS_EXIT_OK;	/* waiting for the others */
 		goto out;
 	}
+	/* as --scan would see them: a copy of a slot anywhere starts nothing */
+	if (incr_copies(ctx, c, have))
+		goto out;
 	rc = check_and_start(ctx, c, have, false);
 	/*
 	 * A failed start may have written the members (and put their blocks
@@ -1272,7 +1409,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
 		  "examine every block device (/proc/partitions) instead of the DEVICEs given, and start every complete array found that is not running" },
 		{ "incremental", 'I', OPT_FLAG, &incremental, NULL, NULL,
-		  "record one DEVICE (for udev) and start its array when its last member has arrived; again for a member of a running array does nothing" },
+		  "record one DEVICE (for udev) and start its array when its last member has arrived, unless another device carries one of its slots too (a copy: as --scan, nothing starts); again for a member of a running array does nothing" },
 		{ "change", 0, OPT_FLAG, &change, NULL, NULL,
 		  "with --incremental, for udev's change events (a device-mapper or md device activated, a loop device attached): as --incremental, except that an array 'stripectl stop' stopped since boot stays stopped" },
 		{ "name", 'n', OPT_STR, &name, NULL, "NAME",
@@ -1342,6 +1479,8 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 	ctx.force = force;
 	ctx.readonly = readonly;
 	ctx.change = change;
+	ctx.incremental = incremental;
+	ctx.found = incremental || scan;
 	ctx.metadata = (uint32_t)metadata;
 	if (!incremental) {
 		ctx.lock_fd = mqs_meta_lock(false);

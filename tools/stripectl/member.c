@@ -195,3 +195,16 @@ int check_one_disk(const char *const *paths, const uint64_t *devs, size_t nr)
 	free(id);
 	return rc;
 }
+
+/*
+ * Do @a and @b report one identity (mqs_dev_identity()): two paths of one
+ * disk?  A device without one (loop, virtio, dm, md) is no other's path.
+ */
+bool same_disk(uint64_t a, uint64_t b)
+{
+	char x[288], y[288];
+
+	return !mqs_dev_identity(major(a), minor(a), x, sizeof(x)) &&
+	       !mqs_dev_identity(major(b), minor(b), y, sizeof(y)) &&
+	       !strcmp(x, y);
+}

@@ -400,6 +400,44 @@ void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
 }
 
 /**
+ * mqs_find_copies() - a slot claimed by two devices
+ * @c: devices with valid superblocks of one array UUID.
+ * @n: how many.
+ * @x: out: the index into @c of the first device of the first such slot.
+ * @y: out: the index of the second device of that slot.
+ *
+ * What a clone set attached with the originals shows (a SAN or VM
+ * snapshot, a dd copy: every member twice, the same superblock on two
+ * disks), or an old copy of one member.  The superblocks cannot tell which
+ * copy is meant.
+ *
+ * Return: how many slots more than one device claims (0: none, @x and @y
+ * untouched).
+ */
+size_t mqs_find_copies(struct mqs_cand *const *c, size_t n, size_t *x,
+		       size_t *y)
+{
+	size_t i, j, first, before, dup = 0;
+
+	for (i = 0; i < n; i++) {
+		/* a slot counts once: at its second device */
+		for (j = 0, before = 0, first = 0; j < i; j++) {
+			if (c[j]->sb.slot != c[i]->sb.slot)
+				continue;
+			if (!before++)
+				first = j;
+		}
+		if (before != 1)
+			continue;
+		if (!dup++) {
+			*x = first;
+			*y = i;
+		}
+	}
+	return dup;
+}
+
+/**
  * mqs_group_check() - are these the complete, consistent members of one
  *	array, and which is in which slot
  * @c: devices with valid superblocks of one array UUID.

@@ -59,6 +59,8 @@ int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
 void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
 		  char *buf, size_t len);
 size_t mqs_newest(struct mqs_cand *const *c, size_t n);
+size_t mqs_find_copies(struct mqs_cand *const *c, size_t n, size_t *x,
+		       size_t *y);
 int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 		    size_t *slots, char *err, size_t len);
 

@@ -569,6 +569,28 @@ static void test_group(void)
 	ktap_result(rc == -EEXIST && strstr(err, "/dev/d1 and /dev/d2 both claim slot 1") &&
 		    strstr(err, "copy"), "duplicate slot: %s", err);
 
+	/* a clone set with the originals, in any order: each slot twice */
+	{
+		static const uint32_t twice[] = { 1, 0, 2, 0, 1, 2 };
+		size_t x = 99, y = 99, dup;
+
+		make_group(1, twice, 6, 3);
+		dup = mqs_find_copies(cp, 6, &x, &y);
+		ktap_result(dup == 3 && x == 1 && y == 3,
+			    "a clone set: 3 slots on two devices (%zu), the first slot 0 on /dev/d1 and /dev/d3 (%zu, %zu)",
+			    dup, x, y);
+		make_group(1, shuffled, 4, 4);
+		dup = mqs_find_copies(cp, 4, &x, &y);
+		ktap_result(!dup, "one device per slot: no copies");
+		order[0] = 1;
+		order[1] = 1;
+		order[2] = 1;
+		make_group(1, order, 3, 3);
+		dup = mqs_find_copies(cp, 3, &x, &y);
+		ktap_result(dup == 1 && !x && y == 1,
+			    "a slot on three devices counts once (%zu)", dup);
+	}
+
 	make_group(1, shuffled, 4, 4);
 	cands[2].sb.chunk_bytes = 131072;
 	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));

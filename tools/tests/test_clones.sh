@@ -1,0 +1,234 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A clone set attached with the originals (a SAN or VM snapshot, a dd
+# migration: every member present twice, same array UUID, same member
+# UUIDs and slots, on different disks): "assemble --incremental" (udev)
+# and "assemble --scan" must decide the same way, whatever the order the
+# devices appear in.  Nothing starts from a mix of the copies; a slot seen
+# on two devices stops the start and the error names both; a copy that
+# appears after its array started from the other copy is refused, naming
+# both, on stderr and in the system log.  Against fake_mqstripe.so
+# (LD_PRELOAD), as test_fake.sh; members are loop devices over small
+# sparse files, each a disk of its own (a wwid of its own): needs root and
+# losetup, else everything skips.
+#
+#   test_clones.sh [PATH/TO/stripectl [PATH/TO/fake_mqstripe.so]]
+#
+# The checks are single-quoted for check()'s eval, which expands them late.
+# shellcheck disable=SC2016,SC2317
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+STRIPECTL=${1:-$TOP/tools/stripectl/stripectl}
+FAKE=${2:-$TOP/tools/tests/fake_mqstripe.so}
+
+# shellcheck source=SCRIPTDIR/check_lib.sh
+. "$TOP/tools/tests/check_lib.sh"
+check_failed() {
+	sed 's/^/# stdout: /' "$TMP/out"
+	sed 's/^/# stderr: /' "$TMP/err"
+}
+finish() {
+	ktap_done
+	exit
+}
+
+echo "KTAP version 1"
+echo "# a clone set: assemble --incremental and --scan against fake_mqstripe.so"
+
+why=
+[ "$(id -u)" -ne 0 ] && why="needs root"
+[ -z "$why" ] && [ ! -f "$FAKE" ] && why="$FAKE not built"
+[ -z "$why" ] && [ ! -x "$STRIPECTL" ] && why="$STRIPECTL not built"
+[ -z "$why" ] && ! command -v losetup >/dev/null && why="needs losetup"
+if [ -n "$why" ]; then
+	skip "$why" "a clone set against the fake module"
+	finish
+fi
+
+TMP=$(mktemp -d) || exit 1
+export TMP
+declare -A dev=()	# image name -> its loop device, while attached
+cleanup() {
+	local l
+	for l in "${dev[@]}"; do
+		losetup -d "$l" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+R=$TMP/root
+mkdir -p "$R/dev" "$R/sys/block"
+: >"$R/dev/mqstripe-control"
+export FAKE_MQS_ROOT=$R
+export MQSTRIPE_RUN_DIR=$TMP/run
+export FAKE_MQS_SYSLOG=$TMP/syslog
+
+sc() {	# run stripectl with the fake module
+	LD_PRELOAD=$FAKE "$STRIPECTL" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+}
+rc_is() { [ "$rc" -eq "$1" ]; }
+q() { LD_PRELOAD=$FAKE "$STRIPECTL" "$@" >/dev/null 2>&1; }
+list() { LD_PRELOAD=$FAKE "$STRIPECTL" list; }
+nothing_runs() { [ -z "$(list)" ]; }
+# runs_from DEV...: the array runs, its members these devices in slot order
+runs_from() {
+	local want=" " d
+	for d in "$@"; do
+		want+="${d#/dev/},"
+	done
+	list | grep -qE -- "${want%,}\$"
+}
+
+# attach IMAGE: a loop device over $TMP/IMAGE, a disk with a wwid of its own
+attach() {
+	local l d
+	l=$(losetup --find --show "$TMP/$1") || return 1
+	dev[$1]=$l
+	d=$R/sys/dev/block/$((0x$(stat -c %t "$l"))):$((0x$(stat -c %T "$l")))
+	mkdir -p "$d"
+	echo "naa.5000c500a1b2$(printf %04x "$((0x$(stat -c %T "$l")))")" >"$d/wwid"
+}
+detach_all() {
+	local i
+	for i in "${!dev[@]}"; do
+		losetup -d "${dev[$i]}"
+		unset "dev[$i]"
+	done
+	rm -rf "$R/sys/dev"
+}
+# as a reboot: no array runs, /run is empty, nothing attached; and the
+# disks as they were when the clones were taken (a start writes its
+# members' superblocks: each case begins with the copies alike)
+reboot() {
+	local i
+	q stop --scan
+	detach_all
+	rm -rf "$MQSTRIPE_RUN_DIR" "$TMP/syslog"
+	for i in a0 a1 b0 b1; do
+		cp --sparse=always "$TMP/taken${i#?}" "$TMP/$i"
+	done
+}
+
+# the array: two members, stopped; the clones: copies of their files
+truncate -s 64M "$TMP/a0" "$TMP/a1"
+if ! attach a0 || ! attach a1; then
+	skip "cannot attach loop devices" "a clone set against the fake module"
+	finish
+fi
+sc create --name clone --chunk 64K "${dev[a0]}" "${dev[a1]}"
+if [ "$rc" -ne 0 ]; then
+	not_ok "create the array"
+	check_failed
+	finish
+fi
+U=$(LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "${dev[a0]}" | sed -n 's/^MQSTRIPE_ARRAY_UUID=//p')
+q stop clone
+detach_all
+mv "$TMP/a0" "$TMP/taken0"
+mv "$TMP/a1" "$TMP/taken1"
+
+# copies_named: some line of the output says a slot is claimed by two
+# devices, naming both (one of each copy), and says nothing started
+copies_named() {
+	local s
+	for s in 0 1; do
+		grep -E -- "(${dev[a$s]} and ${dev[b$s]}|${dev[b$s]} and ${dev[a$s]}) both claim slot $s of array 'clone' \\(UUID $U\\)" "$TMP/all" |
+			grep -q 'nothing started' && return 0
+	done
+	return 1
+}
+
+# incremental ORDER...: every image attached first (a boot: udev replays
+# the devices' add events in any order), then --incremental for each in
+# ORDER; then --scan --uuid on the same devices
+coldplug() {
+	local desc=$1 i fails=0
+	shift
+	reboot
+	for i in a0 a1 b0 b1; do
+		attach "$i"
+	done
+	: >"$TMP/all"
+	for i in "$@"; do
+		sc assemble --incremental "${dev[$i]}"
+		cat "$TMP/err" >>"$TMP/all"
+		[ "$rc" -ne 0 ] && fails=$((fails + 1))
+		check "coldplug, $desc: --incremental ${dev[$i]} ($i) starts nothing" \
+			eval 'nothing_runs && [ ! -s "$TMP/out" ]'
+	done
+	check "coldplug, $desc: --incremental refuses, naming both devices of a slot" \
+		eval '[ "$fails" -gt 0 ] && copies_named'
+	check "coldplug, $desc: ... and says so in the system log" \
+		eval 'grep -q "both claim slot" "$TMP/syslog"'
+	sc assemble --scan --uuid "$U"
+	cp "$TMP/err" "$TMP/all"
+	check "coldplug, $desc: --scan decides the same: refused, naming both devices of a slot" \
+		eval 'rc_is 1 && nothing_runs && copies_named'
+}
+coldplug "originals first" a0 a1 b0 b1
+coldplug "clones first" b0 b1 a0 a1
+coldplug "interleaved, a mix complete first" a0 b1 b0 a1
+coldplug "interleaved by slot" a0 b0 a1 b1
+
+# the way out the message gives: by hand, naming one copy's devices
+sc assemble "${dev[b0]}" "${dev[b1]}"
+check "by hand, naming the clone's devices: started from them" \
+	eval 'rc_is 0 && runs_from "${dev[b0]}" "${dev[b1]}"'
+q stop clone
+# ... or with one copy detached, --incremental as udev runs it
+reboot
+attach a0
+attach a1
+q assemble --incremental "${dev[a0]}"
+sc assemble --incremental "${dev[a1]}"
+check "one copy detached: --incremental starts the other" \
+	eval 'rc_is 0 && runs_from "${dev[a0]}" "${dev[a1]}"'
+
+# hotplug ORDER...: each image attached just before its --incremental
+# (disks that come one by one): the first complete copy starts; a device
+# of the other copy is refused, naming it and the running member of its
+# slot
+hotplug() {
+	local desc=$1 i
+	shift
+	reboot
+	: >"$TMP/all"
+	for i in "$@"; do
+		attach "$i"
+		sc assemble --incremental "${dev[$i]}"
+		cat "$TMP/err" >>"$TMP/all"
+		printf '%s %s\n' "$i" "$rc" >>"$TMP/rcs"
+	done
+}
+# copy_refused IMAGE RUNNING-IMAGE: IMAGE's --incremental was refused,
+# naming it and the running member of its slot
+copy_refused() {
+	grep -qx "$1 1" "$TMP/rcs" &&
+		grep -E -- "${dev[$1]}: a copy of slot ${1#?} of array 'clone' \\(UUID $U\\), which runs as /dev/mqstripe0 from ${dev[$2]}: not taken" "$TMP/all" >/dev/null &&
+		grep -q -- "${dev[$1]}: a copy of slot ${1#?} .* from ${dev[$2]}: not taken" "$TMP/syslog"
+}
+: >"$TMP/rcs"
+hotplug "originals first" a0 a1 b0 b1
+check "hotplug, originals first: started from the originals" \
+	eval 'runs_from "${dev[a0]}" "${dev[a1]}"'
+check "hotplug, originals first: each clone device refused, naming it and the running member (stderr, system log)" \
+	eval 'copy_refused b0 a0 && copy_refused b1 a1'
+: >"$TMP/rcs"
+hotplug "clones first" b0 b1 a0 a1
+check "hotplug, clones first: started from the clones" \
+	eval 'runs_from "${dev[b0]}" "${dev[b1]}"'
+check "hotplug, clones first: each original refused, naming it and the running member (stderr, system log)" \
+	eval 'copy_refused a0 b0 && copy_refused a1 b1'
+: >"$TMP/rcs"
+hotplug "interleaved by slot" a0 b0 a1 b1
+check "hotplug, interleaved by slot: nothing started" nothing_runs
+check "hotplug, interleaved by slot: refused, naming both devices of a slot" \
+	eval 'grep -qx "b0 1" "$TMP/rcs" && copies_named'
+sc assemble --scan --uuid "$U"
+cp "$TMP/err" "$TMP/all"
+check "hotplug, interleaved by slot: --scan decides the same" \
+	eval 'rc_is 1 && nothing_runs && copies_named'
+
+finish
