@@ -123,25 +123,6 @@ static inline void mqs_queue_disable_op(struct request_queue *q,
 	}
 }
 
-/*
- * Stop offering REQ_NOWAIT on the array's queue, as at creation over a
- * member without it.  Process context: a queue limits update takes a
- * mutex from 6.11 on (queue_limits_start_update()).
- * Return: 0, or the update's error.
- */
-static inline int mqs_queue_disable_nowait(struct request_queue *q)
-{
-#ifdef HAVE_QUEUE_LIMITS_FEATURES
-	struct queue_limits lim = queue_limits_start_update(q);
-
-	lim.features &= ~BLK_FEAT_NOWAIT;
-	return queue_limits_commit_update(q, &lim);
-#else
-	blk_queue_flag_clear(QUEUE_FLAG_NOWAIT, q);
-	return 0;
-#endif
-}
-
 /* ---- polled IO and batched dispatch ---------------------------------- */
 
 /*

@@ -39,8 +39,7 @@ struct mqs_array;
 #define MQS_ARRAY_FAILED_SENT		2	/* array_failed uevent sent */
 #define MQS_ARRAY_STATS_ARMED		3	/* @stats_work is queued */
 #define MQS_ARRAY_NO_NOWAIT		4	/* a member lost REQ_NOWAIT */
-#define MQS_ARRAY_NOWAIT_OFF		5	/* ... and the queue says so */
-#define MQS_ARRAY_NO_POLL		6	/* a member lost polling */
+#define MQS_ARRAY_NO_POLL		5	/* a member lost polling */
 
 /* bits of mqs_member.events: uevents to send (mqs_event_work()) */
 #define MQS_EV_FAULTY			0
@@ -167,8 +166,7 @@ struct mqs_member {
  *	refused the operation and the array stopped offering it (logged once);
  *	MQS_ARRAY_FAILED_SENT: the array_failed uevent went out;
  *	MQS_ARRAY_NO_NOWAIT, MQS_ARRAY_NO_POLL: a member refused a REQ_NOWAIT
- *	or polled bio (mqs_member_lost_feature()), MQS_ARRAY_NOWAIT_OFF: the
- *	queue no longer offers NOWAIT (@event_work).
+ *	or polled bio (mqs_member_lost_feature(), logged once).
  * @disk_added: set (smp_store_release()) once device_add_disk() has
  *	succeeded; until then @event_work sends nothing, as @disk is NULL, an
  *	ERR_PTR or not yet added.
@@ -231,11 +229,14 @@ struct mqs_array {
  *	see the batch under one plug.
  * @polled: member bios of polled requests on this context that are in
  *	flight, for ->poll() (struct mqs_bio.node).
+ * @ended: polled requests whose member bios completed in interrupt
+ *	context, for ->poll() to end (struct mqs_cmd.ended).
  */
 struct mqs_hctx {
 	spinlock_t lock;	/* see above */
 	struct bio_list deferred;
 	struct list_head polled;
+	struct list_head ended;
 };
 
 /**
@@ -276,6 +277,8 @@ struct mqs_bio {
  * member count
  * @pending: member bios in flight plus one held by the submitter.
  * @status: first error seen (blk_status_t), 0 while none.
+ * @ended: on its context's list of polled requests to end (struct
+ *	mqs_hctx.ended).
  * @mb: the member bio of the lean path: a clone made in place
  *	(bio_init_clone()), so that the commonest IO allocates no bio.  Its
  *	bio_vec table is the request bio's.  Must be last (struct bio ends in
@@ -284,6 +287,7 @@ struct mqs_bio {
 struct mqs_cmd {
 	atomic_t pending;
 	atomic_t status;
+	struct list_head ended;
 #ifdef HAVE_BIO_INIT_CLONE
 	struct mqs_bio mb;
 #endif

@@ -170,11 +170,6 @@ static void mqs_event_work(struct work_struct *work)
 		if (test_and_clear_bit(MQS_EV_SLOW_CLEARED, &m->events))
 			mqs_send_event(a, "member_slow_cleared", m);
 	}
-	if (test_bit(MQS_ARRAY_NO_NOWAIT, &a->flags) &&
-	    !test_and_set_bit(MQS_ARRAY_NOWAIT_OFF, &a->flags) &&
-	    mqs_queue_disable_nowait(a->disk->queue))
-		pr_warn("%s: could not stop offering NOWAIT\n",
-			a->disk->disk_name);
 	if (failed && !test_and_set_bit(MQS_ARRAY_FAILED_SENT, &a->flags))
 		mqs_send_event(a, "array_failed", NULL);
 	/* poll() on the state and members attributes wakes up */
@@ -281,14 +276,18 @@ void mqs_member_refused(struct mqs_member *m, mqs_req_op_t op)
  * blk_mq_submit_bio() in block/blk-mq.c refuse such a bio with NOTSUPP
  * before it reaches the driver): a dm member reloaded onto a target
  * without them, an NVMe controller reset that brought no poll queues.
- * That is no fault of the member, whose data is intact.  The array stops
- * polling member bios at once (@a->poll) and stops offering NOWAIT from
- * its event work (a queue limits update takes a mutex), as it would have
- * at creation over such a member; the caller has the request made again
- * without the flag (BLK_STS_AGAIN, mqs_put_cmd()).  A bio that had both
- * flags costs NOWAIT first, unless the member clearly lost polling too, so
- * a request made again always has one flag fewer.  One log line per array
- * and feature.
+ * That is no fault of the member, whose data is intact.  The caller has
+ * the request made again without REQ_NOWAIT (BLK_STS_AGAIN, mqs_put_cmd():
+ * from kblockd, where it may wait), and the array stops polling member
+ * bios at once (@a->poll: polled requests complete by interrupt).  The
+ * array goes on offering NOWAIT and polling: the block layer decides
+ * REQ_NOWAIT for a file when it is opened (blkdev_open() sets FMODE_NOWAIT
+ * from bdev_nowait()), so a file opened before the member changed would
+ * meet EOPNOTSUPP from the array for ever (as it does from a dm device
+ * reloaded without NOWAIT); each NOWAIT request that reaches such a member
+ * is made again instead.  A bio that had both flags costs NOWAIT first,
+ * unless the member clearly lost polling too, so a request made again
+ * always has one flag fewer.  One log line per array and feature.
  */
 void mqs_member_lost_feature(struct mqs_member *m, blk_opf_t opf)
 {
@@ -302,12 +301,9 @@ void mqs_member_lost_feature(struct mqs_member *m, blk_opf_t opf)
 			pr_warn("%s: member %u (%pg) no longer polls: the array's member IO is no longer polled\n",
 				a->disk->disk_name, m->slot, m->bdev);
 	}
-	if ((opf & REQ_NOWAIT) &&
-	    !test_and_set_bit(MQS_ARRAY_NO_NOWAIT, &a->flags)) {
-		pr_warn("%s: member %u (%pg) does not support NOWAIT: no longer offered by the array\n",
+	if (nowait && !test_and_set_bit(MQS_ARRAY_NO_NOWAIT, &a->flags))
+		pr_warn("%s: member %u (%pg) no longer supports NOWAIT: NOWAIT IO of the array is made again without it there\n",
 			a->disk->disk_name, m->slot, m->bdev);
-		schedule_work(&a->event_work);
-	}
 }
 
 /**

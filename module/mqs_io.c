@@ -57,6 +57,14 @@ static void mqs_set_status(struct request *rq, blk_status_t status)
 	atomic_cmpxchg(&cmd->status, 0, (__force int)status);
 }
 
+/* End the request with its status (the first error of a member bio). */
+static void mqs_end_cmd(struct request *rq, blk_status_t status)
+{
+	if (unlikely(status) && (rq->cmd_flags & REQ_RAHEAD))
+		rq->rq_flags |= RQF_QUIET;
+	blk_mq_end_request(rq, status);
+}
+
 /*
  * Drop a reference of the request; the last one ends it.
  *
@@ -75,6 +83,15 @@ static void mqs_set_status(struct request *rq, blk_status_t status)
  *
  * A failed read-ahead request is quiet: the page cache reads the pages
  * again without REQ_RAHEAD if they are wanted, and that read is reported.
+ *
+ * A polled request is ended by its poller, in task context, when its last
+ * member bio completed in interrupt context (a member that cleared
+ * REQ_POLLED, or lost polling: mqs_member_lost_feature()): the
+ * submitter's bio of a polled request may come from the per-CPU bio cache
+ * (REQ_ALLOC_CACHE), which 6.1's bio_put() refuses to take back from
+ * interrupt context with a warning (block/bio.c).  It goes on the
+ * context's @ended list, which ->poll() ends (mqs_poll()); a polled
+ * request is polled until it ends (io_uring's iopoll, bio_poll() loops).
  */
 static void mqs_put_cmd(struct request *rq)
 {
@@ -95,9 +112,16 @@ static void mqs_put_cmd(struct request *rq)
 		}
 		return;
 	}
-	if (unlikely(status) && (rq->cmd_flags & REQ_RAHEAD))
-		rq->rq_flags |= RQF_QUIET;
-	blk_mq_end_request(rq, status);
+	if (unlikely(rq->cmd_flags & MQS_REQ_POLLED) && in_interrupt()) {
+		struct mqs_hctx *h = rq->mq_hctx->driver_data;
+		unsigned long flags;
+
+		spin_lock_irqsave(&h->lock, flags);
+		list_add_tail(&cmd->ended, &h->ended);
+		spin_unlock_irqrestore(&h->lock, flags);
+		return;
+	}
+	mqs_end_cmd(rq, status);
 }
 
 /*
@@ -1368,6 +1392,21 @@ static int mqs_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 	int found = 0;
 
 	spin_lock_irq(&h->lock);
+	if (unlikely(!list_empty(&h->ended))) {
+		LIST_HEAD(ended);
+		struct mqs_cmd *cmd, *tmp;
+
+		list_splice_init(&h->ended, &ended);
+		spin_unlock_irq(&h->lock);
+		list_for_each_entry_safe(cmd, tmp, &ended, ended) {
+			list_del(&cmd->ended);
+			mqs_end_cmd(blk_mq_rq_from_pdu(cmd),
+				    (__force blk_status_t)
+				    atomic_read(&cmd->status));
+			found++;
+		}
+		spin_lock_irq(&h->lock);
+	}
 	list_for_each_entry_safe(mb, next, &h->polled, node) {
 		struct request_queue *q = bdev_get_queue(mb->bio.bi_bdev);
 		blk_qc_t cookie = READ_ONCE(mb->bio.bi_cookie);
@@ -1448,6 +1487,7 @@ static int mqs_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 	spin_lock_init(&h->lock);
 	bio_list_init(&h->deferred);
 	INIT_LIST_HEAD(&h->polled);
+	INIT_LIST_HEAD(&h->ended);
 	hctx->driver_data = h;
 	return 0;
 }
@@ -1458,7 +1498,7 @@ static void mqs_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int index)
 
 	/* no request is in flight when a context goes away */
 	WARN_ON_ONCE(!bio_list_empty(&h->deferred) ||
-		     !list_empty(&h->polled));
+		     !list_empty(&h->polled) || !list_empty(&h->ended));
 	kfree(h);
 	hctx->driver_data = NULL;
 }
