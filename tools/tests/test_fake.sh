@@ -208,7 +208,8 @@ check "two nodes with one WWID: refused before writing, naming both and the iden
 	eval "rc_is 1 && err_is '^stripectl: $L3 and $L4 are one disk: both report the identity eui.0025388b91c1a2b3' && [ \"\$(od -An -v -tx1 -j4096 -N8192 $L3 | md5sum)\" = \"$before\" ]"
 rm -rf "$R/sys/dev"
 
-# --- list and status ---
+# --- list and status (slot 1 of db and of mqstripe1 faulty) ---
+export FAKE_MQS_FAULTY=1
 sc list
 U0=$(sed -n 's/^MQSTRIPE_ARRAY_UUID=//p' "$TMP/ex0")
 check "list: header and two arrays" eval 'rc_is 0 && [ "$(wc -l <"$TMP/out")" -eq 3 ] && grep -qE "^/dev/mqstripe0 +db +$U0 +3 +64K +3G +active +${L0#/dev/},${L1#/dev/},${L2#/dev/}$" "$TMP/out"'
@@ -275,6 +276,8 @@ check "status --prometheus DEVICE: that array alone" \
 	eval 'rc_is 0 && python3 "$PROMCHECK" "$TMP/out" && [ "$(prom mqstripe_arrays)" = 1 ] && ! grep -q "array=\"mqstripe1\"" "$TMP/out" && [ "$(grep -c "^mqstripe_member_state{array=\"mqstripe0\"" "$TMP/out")" = 9 ]'
 sc status --prometheus --json db
 check "status --prometheus --json: refused" eval "rc_is 2 && err_is '^stripectl: status: give --json or --prometheus, not both'"
+
+unset FAKE_MQS_FAULTY
 
 # --- stop ---
 start=$SECONDS
@@ -689,9 +692,10 @@ LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # stripectl monitor --scan --oneshot --test, MAILADDR, MAILFROM and
 # PROGRAM from the conf: a 'test' event for the array, then what is wrong
-# with it now (the fake module has slot 1 faulty), each to the program
+# with it now (the fake module says slot 1 is faulty), each to the program
 # (arguments and MQSTRIPE_* environment), in a mail through the stand-in
 # sendmail (MQSTRIPE_SENDMAIL) and as a line on stdout
+export FAKE_MQS_FAULTY=1
 LD_PRELOAD=$FAKE "$STRIPECTL" assemble --scan --name db >/dev/null 2>&1
 cat >"$TMP/prog" <<'EOF'
 #!/bin/sh
@@ -776,6 +780,7 @@ printf 'MAILADDR\n' >"$CONF"
 MQSTRIPE_CONF=$CONF sc monitor --scan --syslog --oneshot
 check "monitor --scan: a MAILADDR line without address names file and line" \
 	eval "rc_is 1 && err_is \"^stripectl: monitor: $CONF:1: MAILADDR takes one word, the address to mail the events to\\\$\""
+unset FAKE_MQS_FAULTY
 # ... but the assembly, which does not use it, warns and starts the arrays
 # (the root array at boot must not wait for a typo in a mail address)
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
