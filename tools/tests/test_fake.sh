@@ -513,6 +513,43 @@ check "... and bumps it with the others" \
 	eval '[ "$(ex "$L1" MQSTRIPE_EVENTS)" = "$(ex "$L0" MQSTRIPE_EVENTS)" ]'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
+# a member the module reports faulty (or gone) at the stop: its superblock
+# stays as it was (events and state), so it is two events behind the
+# others, as md leaves a faulty disk; stop names it (slot, device, why,
+# what assemble will do) and exits 0, the array being stopped; a plain
+# assemble refuses it as stale, --force starts it anyway
+ev_json() {	# ev_json DEV: "EVENTS STATE" of examine --json
+	LD_PRELOAD=$FAKE "$STRIPECTL" examine --json "$1" 2>/dev/null |
+		jq -r '"\(.events) \(.state)"'
+}
+for how in faulty gone; do
+	LD_PRELOAD=$FAKE "$STRIPECTL" assemble "$L0" "$L1" "$L2" >/dev/null
+	ev=$(ex "$L1" MQSTRIPE_EVENTS)
+	m1=$(stat -L -c '%t %T' "$L1" | { read -r a b; echo "$((16#$a)):$((16#$b))"; })
+	if [ $how = faulty ]; then
+		FAKE_MQS_FAULTY=1 sc stop db
+	else
+		FAKE_MQS_GONE=1 sc stop db
+	fi
+	check "stop with slot 1 $how: exit 0, the array stopped" \
+		eval 'rc_is 0 && [ -z "$(list_names)" ]'
+	check "stop with slot 1 $how: a warning naming slot 1, its device, why, and what assemble will do" \
+		eval "err_is \"^stripectl: warning: $L1 \\\\(slot 1, $m1\\\\) is $how.*superblock was not updated.*two events behind.*'stripectl assemble' refuses it as a stale member.*'stripectl assemble --force'\""
+	if have_jq; then
+		check "stop with slot 1 $how: its superblock not rewritten (examine --json: events and state as they were)" \
+			eval '[ "$(ev_json "$L1")" = "$ev active" ]'
+		check "stop with slot 1 $how: the others written clean, two events ahead" \
+			eval '[ "$(ev_json "$L0")|$(ev_json "$L2")" = "$((ev + 2)) clean|$((ev + 2)) clean" ]'
+	fi
+	sc assemble "$L0" "$L1" "$L2"
+	check "stop with slot 1 $how: a plain assemble refuses it as stale, starting nothing" \
+		eval "rc_is 1 && err_is \"^stripectl: $L1: stale member of array 'db' .*: its event counter is $ev, $L0 is at $((ev + 2))\" && [ -z \"\$(list_names)\" ]"
+	sc assemble --force "$L0" "$L1" "$L2"
+	check "stop with slot 1 $how: assemble --force starts it, saying it is 2 events behind" \
+		eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: $L1 \\\\(slot 1 of array 'db' .* is 2 events behind\""
+	LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+done
+
 # the metadata lock (the one "assemble --incremental" takes, which udev
 # runs on the uevents of members just written): create, stop,
 # zero-superblock, assemble --scan and assemble by hand wait for it
