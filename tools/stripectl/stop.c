@@ -3,7 +3,8 @@
  * stripectl stop: learn the members (INFO), MQSTRIPE_IOC_REMOVE, retried
  * for a while on EBUSY, then bump the event counter in every member's
  * superblock and mark it clean, each member claimed exclusively for its
- * write (the module has released them).
+ * write (the module has released them); members the module reported
+ * faulty or gone are left as they were.
  */
 #include <errno.h>
 #include <limits.h>
@@ -56,20 +57,60 @@ static void remove_stale_node(uint32_t index, uint32_t major, uint32_t minor)
 }
 
 /*
+ * A member the module reported faulty or gone (INFO, before REMOVE) keeps
+ * its superblock as it was, as md leaves a failed disk: after the stop it
+ * is two events behind the others, and the next assemble refuses it as
+ * stale (the format has no per-slot fault record: the event counter is the
+ * record).
+ */
+static bool failed_member(const struct mqstripe_member_info *m)
+{
+	return m->state == MQSTRIPE_MEMBER_FAULTY ||
+	       m->state == MQSTRIPE_MEMBER_GONE;
+}
+
+/*
+ * Say on stderr which member is left out (slot, device, why) and what the
+ * next assemble does with it.  @all: every member is left out, so none
+ * moves ahead of it.
+ */
+static void report_left_out(const struct mqstripe_member_info *m, bool all)
+{
+	char path[PATH_MAX], dev[PATH_MAX];
+
+	if (mqs_find_node(makedev(m->major, m->minor), path, sizeof(path)))
+		snprintf(dev, sizeof(dev), "member");
+	else
+		snprintf(dev, sizeof(dev), "%s", path);
+	if (all)
+		mqs_error("warning: %s (slot %u, %u:%u) is %s: its superblock was not updated, nor any other member's (every member is faulty or gone); the array is stopped",
+			  dev, m->slot, m->major, m->minor,
+			  m->state == MQSTRIPE_MEMBER_GONE ? "gone" : "faulty");
+	else
+		mqs_error("warning: %s (slot %u, %u:%u) is %s: its superblock was not updated, so it stays two events behind the others; the array is stopped; 'stripectl assemble' refuses it as a stale member (replace it, or start the array with it anyway with 'stripectl assemble --force')",
+			  dev, m->slot, m->major, m->minor,
+			  m->state == MQSTRIPE_MEMBER_GONE ?
+			  "gone (its disk went away)" :
+			  "faulty (the module saw IO errors on it)");
+}
+
+/*
  * Every member's superblock, in two passes over all members: events + 1
  * (state still active), then events + 1 and state clean.  A member copied
  * (or left out) while the array ran is then two events behind the others,
  * which assemble refuses as stale; a stop cut short leaves at most one
  * event between members, which it accepts (docs/FORMAT.md "Updates").
- * The array is gone already, so a member that cannot be written (it
- * failed, or went away) is a warning, not a failed stop.
+ * Members the module reported faulty or gone are not written at all
+ * (report_left_out()).  The array is gone already, so a member that is
+ * left out or cannot be written (it failed, or went away) is a warning,
+ * not a failed stop.
  */
 static void update_superblocks(const struct mqstripe_info *info,
 			       const struct mqstripe_member_info *members,
 			       uint32_t nr)
 {
 	char path[PATH_MAX], why[MQS_ERR_LEN];
-	uint32_t i, pass;
+	uint32_t i, pass, failed = 0;
 	bool *skip;
 
 	skip = calloc(nr ? nr : 1, sizeof(*skip));
@@ -77,6 +118,13 @@ static void update_superblocks(const struct mqstripe_info *info,
 		mqs_error("warning: out of memory: the superblocks were not updated; the array is stopped");
 		goto out;
 	}
+	for (i = 0; i < nr; i++) {
+		skip[i] = failed_member(&members[i]);
+		failed += skip[i];
+	}
+	for (i = 0; i < nr; i++)
+		if (skip[i])
+			report_left_out(&members[i], failed == nr);
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < nr; i++) {
 			const struct mqstripe_member_info *m = &members[i];

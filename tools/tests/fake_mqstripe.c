@@ -36,6 +36,9 @@
  *                          to it instead of logging
  *   FAKE_MQS_INFO_NAME     the name INFO reports for every array, any bytes
  *                          (a name the real module would have refused)
+ *   FAKE_MQS_FAULTY        a slot: INFO reports that member faulty (3 read
+ *                          errors, 1 write error); unset, every member is ok
+ *   FAKE_MQS_GONE          a slot: INFO reports that member gone
  *   FAKE_MQS_SLOW          a slot: INFO reports that member slow
  *                          (MQSTRIPE_MEMBER_F_SLOW, 52000 us; the others
  *                          1200 us)
@@ -511,6 +514,14 @@ static int rename_array(struct mqstripe_rename *r)
 	return 0;
 }
 
+/* a slot named by an environment variable, or -1 (unset) */
+static int64_t env_slot(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? (int64_t)strtoul(v, NULL, 10) : -1;
+}
+
 static int info(struct mqstripe_info *in)
 {
 	struct mqstripe_member_info *m =
@@ -547,11 +558,15 @@ static int info(struct mqstripe_info *in)
 		m[i].major = a->maj[i];
 		m[i].minor = a->min[i];
 		m[i].slot = i;
-		m[i].state = i == 1 ? MQSTRIPE_MEMBER_FAULTY :
-			     MQSTRIPE_MEMBER_OK;
+		m[i].state = env_slot("FAKE_MQS_GONE") == i ?
+			     MQSTRIPE_MEMBER_GONE :
+			     env_slot("FAKE_MQS_FAULTY") == i ?
+			     MQSTRIPE_MEMBER_FAULTY : MQSTRIPE_MEMBER_OK;
 		m[i].size_bytes = a->size[i];
-		m[i].read_errors = i == 1 ? 3 : 0;
-		m[i].write_errors = i == 1 ? 1 : 0;
+		if (m[i].state == MQSTRIPE_MEMBER_FAULTY) {
+			m[i].read_errors = 3;
+			m[i].write_errors = 1;
+		}
 		if (getenv("FAKE_MQS_SLOW") &&
 		    (uint32_t)atoi(getenv("FAKE_MQS_SLOW")) == i)
 			m[i].flags = MQSTRIPE_MEMBER_F_SLOW;

@@ -208,7 +208,8 @@ check "two nodes with one WWID: refused before writing, naming both and the iden
 	eval "rc_is 1 && err_is '^stripectl: $L3 and $L4 are one disk: both report the identity eui.0025388b91c1a2b3' && [ \"\$(od -An -v -tx1 -j4096 -N8192 $L3 | md5sum)\" = \"$before\" ]"
 rm -rf "$R/sys/dev"
 
-# --- list and status ---
+# --- list and status (slot 1 of db and of mqstripe1 faulty) ---
+export FAKE_MQS_FAULTY=1
 sc list
 U0=$(sed -n 's/^MQSTRIPE_ARRAY_UUID=//p' "$TMP/ex0")
 check "list: header and two arrays" eval 'rc_is 0 && [ "$(wc -l <"$TMP/out")" -eq 3 ] && grep -qE "^/dev/mqstripe0 +db +$U0 +3 +64K +3G +active +${L0#/dev/},${L1#/dev/},${L2#/dev/}$" "$TMP/out"'
@@ -275,6 +276,8 @@ check "status --prometheus DEVICE: that array alone" \
 	eval 'rc_is 0 && python3 "$PROMCHECK" "$TMP/out" && [ "$(prom mqstripe_arrays)" = 1 ] && ! grep -q "array=\"mqstripe1\"" "$TMP/out" && [ "$(grep -c "^mqstripe_member_state{array=\"mqstripe0\"" "$TMP/out")" = 9 ]'
 sc status --prometheus --json db
 check "status --prometheus --json: refused" eval "rc_is 2 && err_is '^stripectl: status: give --json or --prometheus, not both'"
+
+unset FAKE_MQS_FAULTY
 
 # --- stop ---
 start=$SECONDS
@@ -510,6 +513,43 @@ check "... and bumps it with the others" \
 	eval '[ "$(ex "$L1" MQSTRIPE_EVENTS)" = "$(ex "$L0" MQSTRIPE_EVENTS)" ]'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
+# a member the module reports faulty (or gone) at the stop: its superblock
+# stays as it was (events and state), so it is two events behind the
+# others, as md leaves a faulty disk; stop names it (slot, device, why,
+# what assemble will do) and exits 0, the array being stopped; a plain
+# assemble refuses it as stale, --force starts it anyway
+ev_json() {	# ev_json DEV: "EVENTS STATE" of examine --json
+	LD_PRELOAD=$FAKE "$STRIPECTL" examine --json "$1" 2>/dev/null |
+		jq -r '"\(.events) \(.state)"'
+}
+for how in faulty gone; do
+	LD_PRELOAD=$FAKE "$STRIPECTL" assemble "$L0" "$L1" "$L2" >/dev/null
+	ev=$(ex "$L1" MQSTRIPE_EVENTS)
+	m1=$(stat -L -c '%t %T' "$L1" | { read -r a b; echo "$((16#$a)):$((16#$b))"; })
+	if [ $how = faulty ]; then
+		FAKE_MQS_FAULTY=1 sc stop db
+	else
+		FAKE_MQS_GONE=1 sc stop db
+	fi
+	check "stop with slot 1 $how: exit 0, the array stopped" \
+		eval 'rc_is 0 && [ -z "$(list_names)" ]'
+	check "stop with slot 1 $how: a warning naming slot 1, its device, why, and what assemble will do" \
+		eval "err_is \"^stripectl: warning: $L1 \\\\(slot 1, $m1\\\\) is $how.*superblock was not updated.*two events behind.*'stripectl assemble' refuses it as a stale member.*'stripectl assemble --force'\""
+	if have_jq; then
+		check "stop with slot 1 $how: its superblock not rewritten (examine --json: events and state as they were)" \
+			eval '[ "$(ev_json "$L1")" = "$ev active" ]'
+		check "stop with slot 1 $how: the others written clean, two events ahead" \
+			eval '[ "$(ev_json "$L0")|$(ev_json "$L2")" = "$((ev + 2)) clean|$((ev + 2)) clean" ]'
+	fi
+	sc assemble "$L0" "$L1" "$L2"
+	check "stop with slot 1 $how: a plain assemble refuses it as stale, starting nothing" \
+		eval "rc_is 1 && err_is \"^stripectl: $L1: stale member of array 'db' .*: its event counter is $ev, $L0 is at $((ev + 2))\" && [ -z \"\$(list_names)\" ]"
+	sc assemble --force "$L0" "$L1" "$L2"
+	check "stop with slot 1 $how: assemble --force starts it, saying it is 2 events behind" \
+		eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: $L1 \\\\(slot 1 of array 'db' .* is 2 events behind\""
+	LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+done
+
 # the metadata lock (the one "assemble --incremental" takes, which udev
 # runs on the uevents of members just written): create, stop,
 # zero-superblock, assemble --scan and assemble by hand wait for it
@@ -689,9 +729,10 @@ LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # stripectl monitor --scan --oneshot --test, MAILADDR, MAILFROM and
 # PROGRAM from the conf: a 'test' event for the array, then what is wrong
-# with it now (the fake module has slot 1 faulty), each to the program
+# with it now (the fake module says slot 1 is faulty), each to the program
 # (arguments and MQSTRIPE_* environment), in a mail through the stand-in
 # sendmail (MQSTRIPE_SENDMAIL) and as a line on stdout
+export FAKE_MQS_FAULTY=1
 LD_PRELOAD=$FAKE "$STRIPECTL" assemble --scan --name db >/dev/null 2>&1
 cat >"$TMP/prog" <<'EOF'
 #!/bin/sh
@@ -776,6 +817,7 @@ printf 'MAILADDR\n' >"$CONF"
 MQSTRIPE_CONF=$CONF sc monitor --scan --syslog --oneshot
 check "monitor --scan: a MAILADDR line without address names file and line" \
 	eval "rc_is 1 && err_is \"^stripectl: monitor: $CONF:1: MAILADDR takes one word, the address to mail the events to\\\$\""
+unset FAKE_MQS_FAULTY
 # ... but the assembly, which does not use it, warns and starts the arrays
 # (the root array at boot must not wait for a typo in a mail address)
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
