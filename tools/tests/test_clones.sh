@@ -19,35 +19,11 @@
 # shellcheck disable=SC2016,SC2317
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-STRIPECTL=${1:-$TOP/tools/stripectl/stripectl}
-FAKE=${2:-$TOP/tools/tests/fake_mqstripe.so}
-
 # shellcheck source=SCRIPTDIR/check_lib.sh
 . "$TOP/tools/tests/check_lib.sh"
-check_failed() {
-	sed 's/^/# stdout: /' "$TMP/out"
-	sed 's/^/# stderr: /' "$TMP/err"
-}
-finish() {
-	ktap_done
-	exit
-}
-
-echo "KTAP version 1"
-echo "# a clone set: assemble --incremental and --scan against fake_mqstripe.so"
-
-why=
-[ "$(id -u)" -ne 0 ] && why="needs root"
-[ -z "$why" ] && [ ! -f "$FAKE" ] && why="$FAKE not built"
-[ -z "$why" ] && [ ! -x "$STRIPECTL" ] && why="$STRIPECTL not built"
-[ -z "$why" ] && ! command -v losetup >/dev/null && why="needs losetup"
-if [ -n "$why" ]; then
-	skip "$why" "a clone set against the fake module"
-	finish
-fi
-
-TMP=$(mktemp -d) || exit 1
-export TMP
+# shellcheck source=SCRIPTDIR/fake_lib.sh
+. "$TOP/tools/tests/fake_lib.sh"
+fake_begin "a clone set: assemble --incremental and --scan" "$@"
 declare -A dev=()	# image name -> its loop device, while attached
 cleanup() {
 	local l
@@ -57,11 +33,8 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-R=$TMP/root
-mkdir -p "$R/dev" "$R/sys/block"
-: >"$R/dev/mqstripe-control"
-export FAKE_MQS_ROOT=$R
-export MQSTRIPE_RUN_DIR=$TMP/run
+fake_root
+R=$FAKE_MQS_ROOT
 export FAKE_MQS_SYSLOG=$TMP/syslog
 
 sc() {	# run stripectl with the fake module

@@ -17,36 +17,11 @@
 # shellcheck disable=SC2016,SC2317
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-STRIPECTL=${1:-$TOP/tools/stripectl/stripectl}
-FAKE=${2:-$TOP/tools/tests/fake_mqstripe.so}
-
 # shellcheck source=SCRIPTDIR/check_lib.sh
 . "$TOP/tools/tests/check_lib.sh"
-# a failed check shows what stripectl printed
-check_failed() {
-	sed 's/^/# stdout: /' "$TMP/out"
-	sed 's/^/# stderr: /' "$TMP/err"
-}
-finish() {
-	ktap_done
-	exit
-}
-
-echo "KTAP version 1"
-echo "# stripectl against fake_mqstripe.so"
-
-why=
-[ "$(id -u)" -ne 0 ] && why="needs root"
-[ -z "$why" ] && [ ! -f "$FAKE" ] && why="$FAKE not built"
-[ -z "$why" ] && [ ! -x "$STRIPECTL" ] && why="$STRIPECTL not built"
-[ -z "$why" ] && ! command -v losetup >/dev/null && why="needs losetup"
-if [ -n "$why" ]; then
-	skip "$why" "stripectl against the fake module"
-	finish
-fi
-
-TMP=$(mktemp -d) || exit 1
-export TMP
+# shellcheck source=SCRIPTDIR/fake_lib.sh
+. "$TOP/tools/tests/fake_lib.sh"
+fake_begin stripectl "$@"
 loops=()
 cleanup() {
 	local l
@@ -67,12 +42,8 @@ if [ "${#loops[@]}" -lt 6 ]; then
 fi
 L0=${loops[0]} L1=${loops[1]} L2=${loops[2]} L3=${loops[3]} L4=${loops[4]}
 L5=${loops[5]}
-R=$TMP/root
-mkdir -p "$R/dev" "$R/sys/block"
-: >"$R/dev/mqstripe-control"
-
-export FAKE_MQS_ROOT=$R
-export MQSTRIPE_RUN_DIR=$TMP/run
+fake_root
+R=$FAKE_MQS_ROOT
 export FAKE_MQS_MEMBER_SIZE=$((1 << 30))
 
 VG=()
