@@ -159,8 +159,11 @@ struct mqs_member {
  * @readonly: started with MQSTRIPE_CREATE_F_READONLY: members claimed
  *	read-only, the disk read-only for its life, writes refused, flushes
  *	ended at once; set before the first claim, never changed.
- * @dying: set under disk->open_mutex when a REMOVE has started; refuses
- *	new opens.
+ * @dying: set under disk->open_mutex when a REMOVE has started, or a
+ *	CREATE failed after adding the disk; refuses new opens.
+ * @published: set under mqs_ctl_mutex when CREATE has succeeded; before,
+ *	the array is on mqs_arrays only to hold its name and UUID, and the
+ *	commands that take an index do not find it.
  * @holders_linked: members linked as holders (sysfs slaves).
  * @flags: MQS_ARRAY_NO_DISCARD, MQS_ARRAY_NO_WRITE_ZEROES: a member
  *	refused the operation and the array stopped offering it (logged once);
@@ -204,6 +207,7 @@ struct mqs_array {
 	u32 depth;
 	bool readonly;
 	bool dying;
+	bool published;
 	u32 holders_linked;
 	unsigned long flags;
 	bool disk_added;

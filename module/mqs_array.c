@@ -2,10 +2,15 @@
 /*
  * mqstripe: creating and removing arrays, and their sysfs attributes.
  *
- * Locking: mqs_ctl_mutex serialises every create, remove, clear, info and
- * list and protects mqs_arrays.  A removal first marks the array dying under
- * the disk's open_mutex (so no new opener can slip in between the openers
- * check and del_gendisk), as loop does with Lo_rundown.
+ * Locking: mqs_ctl_mutex serialises every remove, clear, rename, info and
+ * list and protects mqs_arrays.  A create holds it only to reserve its name
+ * and UUID and to publish the array at the end: a member open or the
+ * partition scan of device_add_disk() can wait on a member for any time (a
+ * suspended dm device), and no command on another array may wait with it.
+ * A removal first marks the array dying under the disk's open_mutex (so no
+ * new opener can slip in between the openers check and del_gendisk), as
+ * loop does with Lo_rundown.  The array is freed with its disk's last
+ * reference (->free_disk), which an opener can hold past del_gendisk().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,6 +31,9 @@
 static DEFINE_MUTEX(mqs_ctl_mutex);
 static LIST_HEAD(mqs_arrays);
 static DEFINE_IDA(mqs_index_ida);
+/* arrays allocated and not yet freed: the module's exit waits for none */
+static atomic_t mqs_nr_arrays = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(mqs_arrays_freed);
 int mqs_major;
 
 /* ---- member state ------------------------------------------------- */
@@ -373,11 +381,51 @@ static int mqs_set_read_only(struct block_device *bdev, bool ro)
 	return !ro && a->readonly ? -EROFS : 0;
 }
 
+/*
+ * The last of an array, once nothing can reach it: its tag set (the queue
+ * stopped using it in del_gendisk(), or blk_cleanup_disk() before 5.18),
+ * its bio set, its index (so that a new array cannot take the number of a
+ * disk still held) and itself.
+ */
+static void mqs_free_array(struct mqs_array *a)
+{
+	blk_mq_free_tag_set(&a->tag_set);
+	bioset_exit(&a->bs);
+	ida_free(&mqs_index_ida, a->index);
+	kfree(a);
+	if (atomic_dec_and_test(&mqs_nr_arrays))
+		wake_up(&mqs_arrays_freed);
+}
+
+#ifdef HAVE_BLOCK_FREE_DISK
+/*
+ * The disk's last reference went (disk_release(), block/genhd.c): an
+ * opener that held the disk across its removal has closed it.
+ */
+static void mqs_free_disk(struct gendisk *disk)
+{
+	mqs_free_array(disk->private_data);
+}
+#endif
+
 static const struct block_device_operations mqs_fops = {
 	.owner		= THIS_MODULE,
 	.open		= mqs_open,
 	.set_read_only	= mqs_set_read_only,
+#ifdef HAVE_BLOCK_FREE_DISK
+	.free_disk	= mqs_free_disk,
+#endif
 };
+
+/* The creator's reference of an added disk: the array goes with the last. */
+static void mqs_put_disk(struct mqs_array *a)
+{
+	mqs_cleanup_disk(a->disk);
+#ifndef HAVE_BLOCK_FREE_DISK
+	/* before 5.18: no ->free_disk; a REMOVE has checked for openers */
+	mqs_free_array(a);
+#endif
+}
 
 /*
  * The default queue depth: what the members take at once, summed (each
@@ -985,6 +1033,29 @@ static void mqs_unlink_holders(struct mqs_array *a)
 	}
 }
 
+/*
+ * Tear down an array whose disk was added: @a->dying is set and @a is off
+ * mqs_arrays.  Openers may remain only when a create failed late; their
+ * IO ends with del_gendisk(), and the array goes with the disk's last
+ * reference (mqs_put_disk()).
+ */
+static void mqs_teardown(struct mqs_array *a)
+{
+	mqs_unlink_holders(a);
+	del_gendisk(a->disk);
+	/*
+	 * No IO is left (del_gendisk drained the queue) and a->dying is set,
+	 * so a member event queued from now on does nothing; wait for one
+	 * that runs, release the members (no mark_dead after that), wait
+	 * again.
+	 */
+	cancel_work_sync(&a->event_work);
+	mqs_stats_exit(a);
+	mqs_release_members(a, a->nr_members);
+	cancel_work_sync(&a->event_work);
+	mqs_put_disk(a);
+}
+
 /**
  * mqs_array_create() - MQSTRIPE_IOC_CREATE
  * @c: the command, checked for header and reserved fields by the caller;
@@ -994,9 +1065,13 @@ static void mqs_unlink_holders(struct mqs_array *a)
  *
  * Validates the whole geometry, claims every member exclusively, computes
  * the limits and adds /dev/mqstripeN.  On failure everything done is undone
- * in reverse order: no device, no claimed member.
+ * in reverse order: no device, no claimed member.  A failure after the
+ * disk was added (a member gone before its holder link) removes the disk
+ * even while someone has it open: the array is freed with the disk's last
+ * reference.
  *
- * Context: process, takes mqs_ctl_mutex.
+ * Context: process; takes mqs_ctl_mutex only to reserve the name and UUID
+ * and to publish the array, not across member opens or device_add_disk().
  * Return: 0 or a negative errno (see struct mqstripe_create).
  */
 int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
@@ -1019,6 +1094,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	a = kzalloc(struct_size(a, members, c->nr_members), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
+	atomic_inc(&mqs_nr_arrays);
 	a->nr_members = c->nr_members;
 	a->chunk_bytes = c->chunk_bytes;
 	a->data_offset_bytes = c->data_offset_bytes;
@@ -1037,10 +1113,18 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	if (err)
 		goto out_free;
 
+	/*
+	 * Reserve the name and UUID: the array is on mqs_arrays from here,
+	 * unpublished (mqs_find() and LIST skip it), and the rest runs
+	 * without mqs_ctl_mutex (see the top of this file).
+	 */
 	mutex_lock(&mqs_ctl_mutex);
 	err = mqs_check_unique(c);
+	if (!err)
+		list_add_tail(&a->node, &mqs_arrays);
+	mutex_unlock(&mqs_ctl_mutex);
 	if (err)
-		goto out_unlock;
+		goto out_stats_exit;
 
 	for (claimed = 0; claimed < a->nr_members; claimed++) {
 		err = mqs_claim_member(a, c, claimed, fds[claimed]);
@@ -1123,24 +1207,36 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 		a->holders_linked++;
 	}
 
-	list_add_tail(&a->node, &mqs_arrays);
 	c->index = a->index;
-	mutex_unlock(&mqs_ctl_mutex);
 	pr_info("%s: created: %u members, chunk %u bytes, data offset %llu bytes, %llu sectors\n",
 		a->disk->disk_name, a->nr_members, a->chunk_bytes,
 		a->data_offset_bytes, (u64)get_capacity(a->disk));
+	/* REMOVE, INFO and the others find it from here */
+	mutex_lock(&mqs_ctl_mutex);
+	a->published = true;
+	mutex_unlock(&mqs_ctl_mutex);
 	return 0;
 
 out_del_disk:
+	/*
+	 * The disk was added: udev's blkid, or anyone, may have it open.  No
+	 * new opener from here (mqs_open()); those there keep the disk, not
+	 * the array's IO (del_gendisk() ends that), and the array is freed
+	 * with their last reference (mqs_free_disk()).
+	 */
+	mutex_lock(&a->disk->open_mutex);
 	WRITE_ONCE(a->dying, true);
-	cancel_work_sync(&a->event_work);
-	mqs_unlink_holders(a);
-	del_gendisk(a->disk);
-	/* IO of the partition scan may have queued it; before event_work's */
-	cancel_delayed_work_sync(&a->stats_work);
+	mutex_unlock(&a->disk->open_mutex);
+	mutex_lock(&mqs_ctl_mutex);
+	list_del(&a->node);
+	mutex_unlock(&mqs_ctl_mutex);
+	mqs_teardown(a);
+	return err;
+
 out_cleanup_disk:
 	WRITE_ONCE(a->dying, true);
 	cancel_work_sync(&a->event_work);
+	/* never added: ->free_disk does not run (disk_release()) */
 	mqs_cleanup_disk(a->disk);
 out_free_tag_set:
 	blk_mq_free_tag_set(&a->tag_set);
@@ -1152,11 +1248,15 @@ out_release:
 	WRITE_ONCE(a->dying, true);
 	mqs_release_members(a, claimed);
 	cancel_work_sync(&a->event_work);
-out_unlock:
+	mutex_lock(&mqs_ctl_mutex);
+	list_del(&a->node);
 	mutex_unlock(&mqs_ctl_mutex);
+out_stats_exit:
 	mqs_stats_exit(a);
 out_free:
 	kfree(a);
+	if (atomic_dec_and_test(&mqs_nr_arrays))
+		wake_up(&mqs_arrays_freed);
 	return err;
 }
 
@@ -1168,7 +1268,7 @@ static struct mqs_array *mqs_find(u32 index)
 
 	lockdep_assert_held(&mqs_ctl_mutex);
 	list_for_each_entry(a, &mqs_arrays, node)
-		if (a->index == index)
+		if (a->published && a->index == index)
 			return a;
 	return NULL;
 }
@@ -1177,24 +1277,8 @@ static struct mqs_array *mqs_find(u32 index)
 static void mqs_destroy(struct mqs_array *a)
 {
 	list_del(&a->node);
-	mqs_unlink_holders(a);
-	del_gendisk(a->disk);
-	/*
-	 * No IO is left (del_gendisk drained the queue) and a->dying is set,
-	 * so a member event queued from now on does nothing; wait for one
-	 * that runs, release the members (no mark_dead after that), wait
-	 * again.
-	 */
-	cancel_work_sync(&a->event_work);
-	mqs_stats_exit(a);
-	mqs_release_members(a, a->nr_members);
-	cancel_work_sync(&a->event_work);
 	pr_info("%s: stopped\n", a->disk->disk_name);
-	mqs_cleanup_disk(a->disk);
-	blk_mq_free_tag_set(&a->tag_set);
-	bioset_exit(&a->bs);
-	ida_free(&mqs_index_ida, a->index);
-	kfree(a);
+	mqs_teardown(a);
 }
 
 /* Mark @a dying unless it is open; the caller then destroys it. */
@@ -1242,7 +1326,10 @@ out:
  * mqs_array_remove_all() - remove every array at module unload
  *
  * Open arrays hold a module reference (mqs_fops.owner), so none is open
- * here.
+ * here, and no CREATE runs (its caller holds the control device open).
+ * An opener drops its module reference just before its disk reference
+ * (bdev_release(), block/bdev.c): the exit waits for the last array freed
+ * by mqs_free_disk().
  */
 void mqs_array_remove_all(void)
 {
@@ -1253,6 +1340,7 @@ void mqs_array_remove_all(void)
 		if (!mqs_start_removal(a))
 			mqs_destroy(a);
 	mutex_unlock(&mqs_ctl_mutex);
+	wait_event(mqs_arrays_freed, !atomic_read(&mqs_nr_arrays));
 }
 
 /* ---- clear --------------------------------------------------------- */
@@ -1455,6 +1543,8 @@ int mqs_array_list(u32 *indexes, u32 cap, u32 *count)
 
 	mutex_lock(&mqs_ctl_mutex);
 	list_for_each_entry(a, &mqs_arrays, node) {
+		if (!a->published)
+			continue;
 		kept = min(n, cap);
 		n++;
 		if (kept == cap && (!cap || indexes[cap - 1] < a->index))
