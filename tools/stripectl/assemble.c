@@ -64,6 +64,7 @@ struct asm_ctx {
 	int lock_fd;		/* the metadata lock, or a negative errno */
 	bool force;		/* --force: stale members accepted */
 	bool readonly;		/* --readonly: no superblock written */
+	bool grow;		/* --grow: the members' room, not the recorded size */
 	bool change;		/* --change: a change event's device */
 	bool incremental;	/* --incremental: udev's, without a terminal */
 	bool found;		/* --scan, --incremental: devices found, not given */
@@ -443,6 +444,7 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 	if (ctx->readonly) {
 		/* nothing written: the members stay as they are, bit for bit */
 		sb = &m[mqs_newest(m, nr)]->sb;
+		data_bytes = sb->data_bytes;
 		goto start;
 	}
 	for (s = 0; s < nr; s++) {
@@ -451,18 +453,20 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 			goto out;
 	}
 	/*
-	 * What the module will make of the members as they are now, against
-	 * the newest recorded value (a member one event behind may hold the
-	 * value before a cut-short assembly that grew the array).
+	 * The size is the newest recorded one (a member one event behind may
+	 * hold the value before a cut-short assembly that grew the array),
+	 * however much the members grew since: only --grow takes their room.
 	 */
-	data_bytes = mqs_data_bytes(min_size, sb->data_offset_bytes,
-				    sb->chunk_bytes);
 	sb = &m[mqs_newest(m, nr)]->sb;
-	if (data_bytes > sb->data_bytes) {
+	data_bytes = sb->data_bytes;
+	if (ctx->grow && mqs_data_bytes(min_size, sb->data_offset_bytes,
+					sb->chunk_bytes) > data_bytes) {
 		char label[MQS_ERR_LEN];
 
+		data_bytes = mqs_data_bytes(min_size, sb->data_offset_bytes,
+					    sb->chunk_bytes);
 		mqs_array_label(sb, label, sizeof(label));
-		mqs_error("note: the members of %s have grown: %s of data per member instead of %s; the array is larger",
+		mqs_error("note: %s grows: %s of data per member instead of %s",
 			  label, mqs_size_human(data_bytes, a, sizeof(a)),
 			  mqs_size_human(sb->data_bytes, b, sizeof(b)));
 	}
@@ -484,6 +488,7 @@ start:
 		.nr_members = nr,
 		.chunk_bytes = sb->chunk_bytes,
 		.data_offset_bytes = sb->data_offset_bytes,
+		.member_data_bytes = data_bytes,
 		.name = sb->name[0] ? sb->name : NULL,
 		.uuid = uuid,
 		.readonly = ctx->readonly,
@@ -1402,7 +1407,7 @@ out:
 int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 {
 	bool scan = false, incremental = false, force = false, readonly = false;
-	bool change = false;
+	bool change = false, grow = false;
 	const char *name = NULL, *uuid_str = NULL;
 	uint64_t metadata = 0;
 	const struct opt opts[] = {
@@ -1422,6 +1427,8 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		  "start the array read-only without writing anything to the members (no superblock update, the members claimed read-only, writes to the array refused): to look at an array as it is; not for incremental assembly" },
 		{ "metadata", 'e', OPT_UINT, &metadata, NULL, "VERSION",
 		  "convert the superblocks to this format version while starting (2: two copies with a generation counter; needs a data offset of at least 12K); without it the format stays as it is" },
+		{ "grow", 'g', OPT_FLAG, &grow, NULL, NULL,
+		  "use all the room the members now have (the smallest, after the data offset) and record it, when they grew since the array was created; without it the array keeps the size its superblocks record; not for incremental assembly" },
 		{ 0 }
 	};
 	struct asm_ctx ctx = { .lock_fd = -1 };
@@ -1446,12 +1453,16 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		return MQS_EXIT_USAGE;
 	}
 	if (incremental && (name || uuid_str || force || readonly ||
-			    metadata || nargs != 1)) {
-		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name, --uuid, --force, --readonly or --metadata: see 'stripectl assemble --help'");
+			    metadata || grow || nargs != 1)) {
+		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name, --uuid, --force, --readonly, --metadata or --grow: see 'stripectl assemble --help'");
 		return MQS_EXIT_USAGE;
 	}
 	if (metadata && readonly) {
 		mqs_error("assemble: --metadata converts the superblocks, --readonly writes nothing: give one of them");
+		return MQS_EXIT_USAGE;
+	}
+	if (grow && readonly) {
+		mqs_error("assemble: --grow records the new size in the superblocks, --readonly writes nothing: give one of them");
 		return MQS_EXIT_USAGE;
 	}
 	if (metadata && metadata != MQS_SB_VERSION_2) {
@@ -1478,6 +1489,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 
 	ctx.force = force;
 	ctx.readonly = readonly;
+	ctx.grow = grow;
 	ctx.change = change;
 	ctx.incremental = incremental;
 	ctx.found = incremental || scan;

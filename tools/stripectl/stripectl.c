@@ -339,6 +339,7 @@ static void print_features(uint64_t features)
 		{ MQSTRIPE_FEAT_READONLY, "readonly" },
 		{ MQSTRIPE_FEAT_CLEAR, "clear" },
 		{ MQSTRIPE_FEAT_RENAME, "rename" },
+		{ MQSTRIPE_FEAT_MEMBER_DATA_BYTES, "member_data_bytes" },
 	};
 	const char *sep = "";
 	size_t i;
