@@ -473,6 +473,9 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 	rc = build_assembled(w, m, nr, data_bytes, version, 1);
 	if (!rc)
 		rc = sbw_write_all(w, nr);
+	/* a failed start goes back through it (sbw_restore_all()) */
+	if (!rc)
+		rc = sbw_keep_mid(w, nr);
 	if (!rc)
 		rc = build_assembled(w, m, nr, data_bytes, version, 2);
 	if (!rc)

@@ -1007,12 +1007,14 @@ check "create --metadata 1 over a format-2 member: no old copy comes back after 
 
 # --- a power cut after each superblock write (FAKE_MQS_CUT_AFTER: the
 # write reaches the device, then the process ends) of create, stop,
-# assemble (also one that grows the array) and zero-superblock.  After
-# each cut, "assemble" (or "assemble --force") gives the array back, or
-# refuses with a message docs/FORMAT.md names, starting nothing.
+# assemble (also one that grows the array, and one whose start fails) and
+# zero-superblock.  After each cut, "assemble" (or "assemble --force")
+# gives the array back, or refuses with a message docs/FORMAT.md names,
+# starting nothing.
 C=("$L0" "$L1" "$L2")
 CUT_ENV=	# VAR=VALUE for the cut command and the recovery, not the setup
 CUT_CMD_ENV=	# VAR=VALUE for the cut command only
+CUT_FROM=1	# the first write cut after (earlier ones: tested already)
 quiet() { LD_PRELOAD=$FAKE "$STRIPECTL" "$@" >/dev/null 2>&1; }
 fresh() {	# no array, no superblock on the three members
 	quiet stop cut
@@ -1025,7 +1027,8 @@ fresh() {	# no array, no superblock on the three members
 cut() {
 	local op=$1 setup=$2 recover=$3 k bad=() ncut=0 what="superblock writes"
 	[[ $CUT_CMD_ENV == *FAKE_MQS_CUT_ANY* ]] && what=writes
-	for k in $(seq 1 20); do
+	[ "$CUT_FROM" -gt 1 ] && what+=" from write $CUT_FROM on"
+	for k in $(seq "$CUT_FROM" 20); do
 		fresh
 		$setup
 		# shellcheck disable=SC2086	# OP and CUT_ENV are word lists
@@ -1161,6 +1164,16 @@ fi
 CUT_CMD_ENV=
 cut "stop cut" made comes_back
 cut "assemble ${C[*]}" stopped comes_back
+# the start fails (the module finds member 1 busy): the event counters go
+# back, and a cut anywhere in that (writes 9 .. 16 of two members: both
+# passes first, as above) leaves the members at most one apart
+quiet zero-superblock "$L2"
+C=("$L0" "$L1")
+CUT_CMD_ENV=FAKE_MQS_CREATE_FAIL=16,4,1 CUT_FROM=9
+cut "assemble ${C[*]}" stopped comes_back
+CUT_CMD_ENV=
+CUT_FROM=1
+C=("$L0" "$L1" "$L2")
 # members grown by 64 MiB since the stop: assemble --grow grows the array
 CUT_ENV="FAKE_MQS_MEMBER_SIZE=$(((1 << 30) + (64 << 20)))"
 cut "assemble --grow ${C[*]}" stopped comes_back
