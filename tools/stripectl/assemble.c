@@ -659,6 +659,42 @@ static int refuse_copies(const struct asm_ctx *ctx, struct mqs_cand *const *c,
 	return MQS_EXIT_FAIL;
 }
 
+/*
+ * Devices found by --scan or --incremental: leave out each of @c[0..*n-1]
+ * that holds an older copy of a member another one holds newer
+ * (mqs_newer_copy(): a disk copied or replaced, the array run since from
+ * the other), naming it; @c is compacted.  Copies at one event count stay
+ * for refuse_copies().
+ */
+static void drop_stale_copies(const struct asm_ctx *ctx, struct mqs_cand **c,
+			      size_t *n)
+{
+	char label[MQS_ERR_LEN], what[2 * MQS_ERR_LEN + PATH_MAX];
+	size_t i, k = 0, *newer;
+
+	newer = calloc(*n ? *n : 1, sizeof(*newer));
+	if (!newer)
+		return;		/* refuse_copies() refuses them */
+	for (i = 0; i < *n; i++)
+		newer[i] = mqs_newer_copy(c, *n, i);
+	for (i = 0; i < *n; i++) {
+		if (newer[i] == *n) {
+			c[k++] = c[i];
+			continue;
+		}
+		mqs_array_label(&c[i]->sb, label, sizeof(label));
+		snprintf(what, sizeof(what),
+			 "%s: an older copy of slot %" PRIu32 " of %s (events %" PRIu64 ", %s has %" PRIu64 "): left out",
+			 c[i]->path, c[i]->sb.slot, label, c[i]->sb.events,
+			 c[newer[i]]->path, c[newer[i]]->sb.events);
+		mqs_error("warning: %s", what);
+		if (ctx->incremental)
+			syslog(LOG_WARNING, "assemble: %s", what);
+	}
+	*n = k;
+	free(newer);
+}
+
 static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 			   bool quiet_if_running)
 {
@@ -679,6 +715,8 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 	if (rc)
 		goto out;
 	/* devices given by hand: mqs_group_check() says "leave the copy out" */
+	if (ctx->found)
+		drop_stale_copies(ctx, c, &n);
 	rc = ctx->found ? refuse_copies(ctx, c, n) : MQS_EXIT_OK;
 	if (rc)
 		goto out;
@@ -1227,18 +1265,19 @@ out:
 }
 
 /*
- * Before --incremental starts an array from its recorded devices @c (one
- * per slot): does any other device carry one of its slots, as --scan finds
- * devices (mqs_scan_devices())?  The records hold the first device seen
- * per slot: at a boot udev runs the devices' add events in any order, and
- * a clone set attached with the originals could start from a mix of both.
- * Here the start is decided as --scan decides it, whichever copy came
- * first: a slot on two devices starts nothing (say_copies()).  Another
- * path of a recorded device (one identity: check_one_disk()) is no copy:
- * it was refused as such when it came, and the array starts over the
- * recorded one.
+ * --incremental starts an array from its recorded devices @c (one per
+ * slot) together with every other device that carries one of its slots,
+ * as --scan finds devices (mqs_scan_devices()).  The records hold the
+ * first device seen per slot: at a boot udev runs the devices' add events
+ * in any order, and a clone set attached with the originals could start
+ * from a mix of both.  Here the start is decided as --scan decides it
+ * (check_and_start()), whichever copy came first: an older copy of a
+ * member is left out for the newer one, a slot on two devices otherwise
+ * starts nothing (say_copies()).  Another path of a recorded device (one
+ * identity: check_one_disk()) is no copy: it was refused as such when it
+ * came, and the array starts over the recorded one.
  */
-static int incr_copies(struct asm_ctx *ctx, struct mqs_cand **c, uint32_t nr)
+static int incr_start(struct asm_ctx *ctx, struct mqs_cand **c, uint32_t nr)
 {
 	struct mqs_cand *cands = NULL, **all = NULL;
 	size_t n = 0, i, k = 0;
@@ -1271,7 +1310,7 @@ static int incr_copies(struct asm_ctx *ctx, struct mqs_cand **c, uint32_t nr)
 		if (s == nr)
 			all[k++] = &cands[i];
 	}
-	rc = refuse_copies(ctx, all, k);
+	rc = check_and_start(ctx, all, k, false);
 out:
 	free(all);
 	mqs_free_cands(cands, n);
@@ -1351,16 +1390,27 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		if (!read_record(dir, s, me.sb.array_uuid, &cands[s]))
 			c[have++] = &cands[s];
 	}
-	/* another device recorded for our slot: one is a copy */
+	/*
+	 * Another device recorded for our slot: one is a copy.  An older copy
+	 * of the member gives way to the newer (the start names it, if it is
+	 * still there); else nothing is taken.
+	 */
 	if (!read_record(dir, me.sb.slot, me.sb.array_uuid,
 			 &cands[me.sb.slot])) {
-		if (cands[me.sb.slot].devno != me.devno) {
-			struct mqs_cand *pair[2] = { &cands[me.sb.slot], &me };
-			size_t slots[MQSTRIPE_MAX_MEMBERS];
+		struct mqs_cand *pair[2] = { &cands[me.sb.slot], &me };
+
+		if (cands[me.sb.slot].devno != me.devno &&
+		    mqs_newer_copy(pair, 2, 0) == 2) {
+			size_t slots[MQSTRIPE_MAX_MEMBERS], two = 2;
 			char err[MQS_ERR_LEN];
 
 			if (check_cand_disks(pair, 2))
 				goto out;
+			/* we are the older copy: said, not recorded */
+			if (mqs_newer_copy(pair, 2, 1) == 0) {
+				drop_stale_copies(ctx, pair, &two);
+				goto out;
+			}
 			if (mqs_group_check(pair, 2, false, slots, err,
 					    sizeof(err)) == -EEXIST)
 				say_copies(ctx, pair[0], pair[1], 0);
@@ -1383,10 +1433,8 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		rc = MQS_EXIT_OK;	/* waiting for the others */
 		goto out;
 	}
-	/* as --scan would see them: a copy of a slot anywhere starts nothing */
-	if (incr_copies(ctx, c, have))
-		goto out;
-	rc = check_and_start(ctx, c, have, false);
+	/* as --scan would see them: a copy of a slot anywhere counts */
+	rc = incr_start(ctx, c, have);
 	/*
 	 * A failed start may have written the members (and put their blocks
 	 * back): on md and loop members those writes make change events,
@@ -1417,7 +1465,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
 		  "examine every block device (/proc/partitions) instead of the DEVICEs given, and start every complete array found that is not running" },
 		{ "incremental", 'I', OPT_FLAG, &incremental, NULL, NULL,
-		  "record one DEVICE (for udev) and start its array when its last member has arrived, unless another device carries one of its slots too (a copy: as --scan, nothing starts); again for a member of a running array does nothing" },
+		  "record one DEVICE (for udev) and start its array when its last member has arrived, unless another device carries one of its slots too (a copy: as --scan, nothing starts; an older copy of a member, at a lower event count, is left out for the newer one); again for a member of a running array does nothing" },
 		{ "change", 0, OPT_FLAG, &change, NULL, NULL,
 		  "with --incremental, for udev's change events (a device-mapper or md device activated, a loop device attached): as --incremental, except that an array 'stripectl stop' stopped since boot stays stopped" },
 		{ "name", 'n', OPT_STR, &name, NULL, "NAME",
