@@ -835,6 +835,30 @@ static bool same_name(const struct mqs_cand *a, const struct mqs_cand *b)
 }
 
 /*
+ * The slots of array @uuid that the devices with valid superblocks among
+ * @cands[0..n-1] fill (each slot once).
+ */
+static uint32_t slots_found(const struct mqs_cand *cands, size_t n,
+			    const uint8_t *uuid)
+{
+	bool seen[MQSTRIPE_MAX_MEMBERS] = { false };
+	uint32_t found = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct mqs_sb *sb = &cands[i].sb;
+
+		if (cands[i].status != MQS_SB_OK ||
+		    memcmp(sb->array_uuid, uuid, MQSTRIPE_UUID_LEN) ||
+		    sb->slot >= MQSTRIPE_MAX_MEMBERS || seen[sb->slot])
+			continue;
+		seen[sb->slot] = true;
+		found++;
+	}
+	return found;
+}
+
+/*
  * An array that /etc/mqstripe.conf keeps --scan from starting: a note
  * saying so, unless it runs (started by hand).
  */
@@ -898,7 +922,10 @@ static bool remember_seen(struct asm_ctx *ctx, const struct mqs_cand *cands,
  * first with a valid superblock, if it has one.  Names count only from
  * valid superblocks: with --name, two arrays of that name refuse both;
  * without --name or --uuid, two of one name start neither (a damaged
- * superblock is no twin: it is refused on its own).  An array that
+ * superblock is no twin: it is refused on its own), unless one of them is
+ * complete and the others are not: stray disks of another array (a disk
+ * moved from another host) do not keep the complete array from starting;
+ * they are named and left alone.  An array that
  * /etc/mqstripe.conf does not allow is left alone (a note says why) and
  * does not count as a twin.  For each selected array: skip it if it runs,
  * refuse it if one of its devices has a damaged superblock, else check
@@ -912,7 +939,7 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 	char u1[37], u2[37], why[MQS_ERR_LEN];
 	char shown[MQS_SB_SHOWN_NAME_LEN];
 	int rc, ret = MQS_EXIT_OK;
-	bool *done = NULL, *denied = NULL;
+	bool *done = NULL, *denied = NULL, *complete = NULL;
 
 	rc = mqs_scan_devices(&cands, &n);
 	if (rc)
@@ -921,7 +948,8 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 	done = calloc(n ? n : 1, sizeof(*done));
 	first = calloc(n ? n : 1, sizeof(*first));
 	denied = calloc(n ? n : 1, sizeof(*denied));
-	if (!group || !done || !first || !denied) {
+	complete = calloc(n ? n : 1, sizeof(*complete));
+	if (!group || !done || !first || !denied || !complete) {
 		mqs_error("out of memory");
 		ret = MQS_EXIT_FAIL;
 		goto out;
@@ -948,11 +976,15 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			 cands[first[j]].status != MQS_SB_OK)
 			first[j] = i;
 	}
-	for (j = 0; j < ngroups; j++)
+	for (j = 0; j < ngroups; j++) {
 		denied[j] = !name && !uuid &&
 			!mqs_conf_allows(conf, cands[first[j]].sb.array_uuid,
 					 cands[first[j]].sb.name, why,
 					 sizeof(why));
+		complete[j] = slots_found(cands, n,
+					  cands[first[j]].sb.array_uuid) ==
+			      cands[first[j]].sb.nr_members;
+	}
 	if (name && ngroups > 1) {
 		mqs_format_uuid(cands[first[0]].sb.array_uuid, u1);
 		mqs_format_uuid(cands[first[1]].sb.array_uuid, u2);
@@ -987,12 +1019,30 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 		/*
 		 * Two arrays of one name: /dev/stripe/NAME would go to
 		 * whichever comes first in /proc/partitions.  Start neither
-		 * (--uuid picks one); a running one keeps running.
+		 * (--uuid picks one); a running one keeps running.  A
+		 * complete array whose twins are all incomplete starts; they
+		 * are strays, each named and left alone.
 		 */
 		for (twin = 0; twin < ngroups; twin++)
-			if (twin != i && !denied[twin] &&
+			if (twin != i && !denied[twin] && complete[twin] &&
 			    same_name(&cands[first[i]], &cands[first[twin]]))
 				break;
+		for (j = 0; twin == ngroups && !complete[i] && j < ngroups; j++)
+			if (j != i && !denied[j] &&
+			    same_name(&cands[first[i]], &cands[first[j]]))
+				twin = j;
+		if (!denied[i] && twin < ngroups && !complete[i] &&
+		    complete[twin]) {
+			mqs_format_uuid(ref->array_uuid, u1);
+			mqs_format_uuid(cands[first[twin]].sb.array_uuid, u2);
+			mqs_error("array %s (on %s) not started: %" PRIu32 " of its %" PRIu32 " members found, and the complete array %s (on %s) has the same name '%s': a stray disk; left alone",
+				  u1, cands[first[i]].path,
+				  slots_found(cands, n, ref->array_uuid),
+				  ref->nr_members, u2, cands[first[twin]].path,
+				  mqs_sb_shown_name(ref->name, shown));
+			ret = MQS_EXIT_FAIL;
+			continue;
+		}
 		if (!denied[i] && twin < ngroups) {
 			if (ctx_ctl(ctx)) {
 				ret = MQS_EXIT_FAIL;
@@ -1066,6 +1116,7 @@ out:
 	free(done);
 	free(first);
 	free(denied);
+	free(complete);
 	mqs_free_cands(cands, n);
 	return ret;
 }

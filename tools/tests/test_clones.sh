@@ -10,7 +10,8 @@
 # appears after its array started from the other copy is refused, naming
 # both, on stderr and in the system log.  An older copy of one member (a
 # lower event count) is no clone: both ways take the newer one, naming the
-# older.  Against fake_mqstripe.so
+# older.  A stray disk carrying the array's name does not keep --scan
+# from starting the complete array.  Against fake_mqstripe.so
 # (LD_PRELOAD), as test_fake.sh; members are loop devices over small
 # sparse files, each a disk of its own (a wwid of its own): needs root and
 # losetup, else everything skips.
@@ -246,5 +247,27 @@ rm -rf "$MQSTRIPE_RUN_DIR"
 sc assemble --scan
 check "--scan with a stale copy of slot 1 attached: decides the same" \
 	eval 'runs_from "${dev[a0]}" "${dev[a1]}" && stale_named "$TMP/err"'
+
+# One stray disk carrying the array's name (s0: slot 0 of another array
+# named 'clone', its other disk elsewhere) does not keep --scan from
+# starting the complete array of that name: the stray is named and left
+# alone
+reboot
+truncate -s 64M "$TMP/s0" "$TMP/s1"
+attach s0
+attach s1
+q create --force --name clone --chunk 64K "${dev[s0]}" "${dev[s1]}"
+q stop clone
+S=$(LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "${dev[s0]}" | sed -n 's/^MQSTRIPE_ARRAY_UUID=//p')
+detach_all
+attach a0
+attach a1
+attach s0
+sc assemble --scan
+check "--scan, a stray disk with the complete array's name: the complete array starts" \
+	eval 'runs_from "${dev[a0]}" "${dev[a1]}"'
+check "... the stray is named and left alone" \
+	eval 'rc_is 1 && grep -q -- "^stripectl: array $S (on ${dev[s0]}) not started: 1 of its 2 members found, and the complete array $U (on .*) has the same name .clone.: a stray disk; left alone" "$TMP/err" && [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" list | grep -c clone)" = 1 ]'
+q stop clone
 
 finish
