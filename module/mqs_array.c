@@ -793,6 +793,12 @@ static int mqs_check_geometry(struct mqstripe_create *c)
 	    !(c->hdr.flags & MQSTRIPE_CREATE_F_NO_SUPERBLOCK))
 		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
 				-EINVAL);
+	/* the recorded size: whole chunks; offset + size cannot overflow */
+	if ((c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES) &&
+	    (!c->member_data_bytes || c->member_data_bytes % c->chunk_bytes ||
+	     c->member_data_bytes > (U64_MAX >> 1)))
+		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
+				-EINVAL);
 	return 0;
 }
 
@@ -834,6 +840,9 @@ static int mqs_claim_member(struct mqs_array *a, struct mqstripe_create *c,
 	dev_t dev;
 	u32 j;
 
+	/* with a recorded size, every member must hold all of it */
+	if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES)
+		need = c->data_offset_bytes + c->member_data_bytes;
 	f = fget(fd);
 	if (!f)
 		return mqs_fail(c, i, MQSTRIPE_ERR_BAD_FD, -EBADF);
@@ -1132,9 +1141,12 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 			goto out_release;
 		min_size = min(min_size, a->members[claimed].size_sectors);
 	}
-	a->member_data_sectors = round_down(min_size -
-					    a->geom.data_offset_sectors,
-					    chunk_sectors);
+	if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES)
+		a->member_data_sectors = c->member_data_bytes >> SECTOR_SHIFT;
+	else
+		a->member_data_sectors = round_down(min_size -
+						    a->geom.data_offset_sectors,
+						    chunk_sectors);
 	if (!a->queue_depth)
 		a->queue_depth = mqs_default_queue_depth(a);
 

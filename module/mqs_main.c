@@ -104,6 +104,9 @@ static int mqs_ctl_create(void __user *arg)
 	if (!(c.hdr.flags & MQSTRIPE_CREATE_F_DATA_OFFSET) &&
 	    c.data_offset_bytes)
 		return -EINVAL;
+	if (!(c.hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES) &&
+	    c.member_data_bytes)
+		return -EINVAL;
 	if (c.nr_members < MQSTRIPE_MIN_MEMBERS ||
 	    c.nr_members > MQSTRIPE_MAX_MEMBERS) {
 		c.error_member = MQSTRIPE_NO_MEMBER;

@@ -409,8 +409,8 @@ static void t_create(void)
 	c.reserved0 = 1;
 	bad_create(&c, EINVAL, -1, 0, "CREATE reserved0 1");
 	create_init(&c, fds, 3);
-	c.reserved[5] = 1;
-	bad_create(&c, EINVAL, -1, 0, "CREATE reserved[5] 1");
+	c.reserved[4] = 1;
+	bad_create(&c, EINVAL, -1, 0, "CREATE reserved[4] 1");
 	create_init(&c, fds, 0);
 	bad_create(&c, EINVAL, -1, 0, "CREATE 0 members");
 	create_init(&c, fds, MQSTRIPE_MAX_MEMBERS + 1);
@@ -447,6 +447,40 @@ static void t_create(void)
 	expect(e, 0, "CREATE data offset 0 with NO_SUPERBLOCK (no superblock to keep)");
 	if (!e)
 		do_remove(c.index);
+	/* the recorded data bytes per member (an assembled array's size) */
+	create_init(&c, fds, 3);
+	c.member_data_bytes = 1 << 20;
+	bad_create(&c, EINVAL, -1, 0, "CREATE member_data_bytes without its flag");
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES;
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_GEOMETRY, (__u32)-1,
+		   "CREATE member_data_bytes 0");
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES;
+	c.member_data_bytes = (1 << 20) + 4096;
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_GEOMETRY, (__u32)-1,
+		   "CREATE member_data_bytes not a multiple of the chunk");
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES;
+	c.member_data_bytes = 1ULL << 50;
+	bad_create(&c, ENOSPC, MQSTRIPE_ERR_TOO_SMALL, 0,
+		   "CREATE member_data_bytes beyond the members");
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES;
+	c.member_data_bytes = 1 << 20;
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	expect(e, 0, "CREATE member_data_bytes 1M");
+	if (!e) {
+		info = (struct mqstripe_info){ .hdr = HDR(info),
+					       .index = c.index };
+		ktap_result(!xioctl(MQSTRIPE_IOC_INFO, &info) &&
+			    info.member_data_bytes == 1 << 20 &&
+			    info.capacity_bytes == 3 << 20,
+			    "CREATE member_data_bytes 1M: INFO says 1M per member, capacity 3M (%llu, %llu)",
+			    (unsigned long long)info.member_data_bytes,
+			    (unsigned long long)info.capacity_bytes);
+		do_remove(c.index);
+	}
 	create_init(&c, fds, 3);
 	memset(c.name, 'a', sizeof(c.name));
 	bad_create(&c, EINVAL, MQSTRIPE_ERR_NAME, (__u32)-1, "CREATE name without NUL");

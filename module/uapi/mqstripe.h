@@ -84,7 +84,9 @@ struct mqstripe_ioctl_hdr {
 #define MQSTRIPE_FEAT_RENAME		(1ULL << 8)
 /* member IO figures: INFO's member flags and window latency, sysfs */
 #define MQSTRIPE_FEAT_IO_STATS		(1ULL << 9)
-#define MQSTRIPE_FEAT_ALL		((1ULL << 10) - 1)
+/* CREATE takes MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES */
+#define MQSTRIPE_FEAT_MEMBER_DATA_BYTES	(1ULL << 10)
+#define MQSTRIPE_FEAT_ALL		((1ULL << 11) - 1)
 
 /**
  * struct mqstripe_version - MQSTRIPE_IOC_GET_VERSION
@@ -117,7 +119,9 @@ struct mqstripe_version {
  * read-only (BLKROSET cannot clear it), writes fail, flushes go nowhere
  */
 #define MQSTRIPE_CREATE_F_READONLY	(1U << 3)
-#define MQSTRIPE_CREATE_F_ALL		((1U << 4) - 1)
+/* use @member_data_bytes of every member, else all that fits */
+#define MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES	(1U << 4)
+#define MQSTRIPE_CREATE_F_ALL		((1U << 5) - 1)
 
 /*
  * Why a CREATE failed (error_code), with error_member naming the member
@@ -134,7 +138,9 @@ enum mqstripe_error_code {
 					 */
 	MQSTRIPE_ERR_BUSY,		/* claimed: mounted, in another array */
 	MQSTRIPE_ERR_ZONED,		/* zoned members are refused */
-	MQSTRIPE_ERR_TOO_SMALL,		/* < data offset + one chunk */
+	MQSTRIPE_ERR_TOO_SMALL,		/* < data offset + one chunk (or +
+					 * member_data_bytes when given)
+					 */
 	MQSTRIPE_ERR_CHUNK_LT_PBS,	/* chunk < member physical block */
 	MQSTRIPE_ERR_OFFSET_ALIGN,	/* data offset % member pbs != 0 */
 	MQSTRIPE_ERR_OPEN,		/* opening the member failed, or it
@@ -178,6 +184,16 @@ enum mqstripe_error_code {
  *	MQSTRIPE_NO_MEMBER when the failure is not a member's; 0 on input.
  * @error_code: out: enum mqstripe_error_code; 0 on input.
  * @reserved0: must be zero.
+ * @member_data_bytes: in, with MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES: bytes
+ *	of every member the array uses for data, from the data offset on (an
+ *	array's recorded size: members that grew since leave it as it was).
+ *	Greater than 0 and a multiple of the chunk, else EINVAL
+ *	(MQSTRIPE_ERR_GEOMETRY); a member smaller than the data offset plus
+ *	this is ENOSPC (MQSTRIPE_ERR_TOO_SMALL, @error_member naming it).
+ *	The array's capacity is @nr_members times this.  Without the flag it
+ *	must be zero, and every member gives what the smallest member holds
+ *	after the data offset, rounded down to the chunk.  The module has
+ *	the flag when GET_VERSION reports MQSTRIPE_FEAT_MEMBER_DATA_BYTES.
  * @reserved: must be zero.
  *
  * Errors: EINVAL (header, geometry, name, duplicate member, zoned member,
@@ -199,7 +215,8 @@ struct mqstripe_create {
 	__u32 error_member;
 	__u32 error_code;
 	__u32 reserved0;
-	__u64 reserved[6];
+	__u64 member_data_bytes;
+	__u64 reserved[5];
 };
 
 /**

@@ -4,9 +4,9 @@
 # mqs-timeout: 600
 #
 # A power cut after every superblock write (each copy of format 2 is a
-# write of its own) of create, stop, assemble (also one that grows the
-# array, and one that converts format 1 to 2), zero-superblock and rename
-# of the running array, on real members: two dm maps over NVMe
+# write of its own) of create, stop, assemble (also 'assemble --grow' over
+# members that grew, and one that converts format 1 to 2), zero-superblock
+# and rename of the running array, on real members: two dm maps over NVMe
 # namespaces.  mqs_cutshim.so stops stripectl right after its K-th
 # superblock write and the fsync() that makes it durable (a write not
 # followed by one fails); then every member drops its writes (dm-flakey
@@ -264,7 +264,7 @@ mark=$(klog_mark "persist power cuts")
 cut_each "create" fresh created create --name "$ARRAY" --chunk 64K "${C[@]}"
 cut_each "stop" made comes_back stop $ARRAY
 cut_each "assemble" stopped comes_back assemble "${C[@]}"
-cut_each "assemble growing the array" grown comes_back assemble "${C[@]}"
+cut_each "assemble --grow growing the array" grown comes_back assemble --grow "${C[@]}"
 cut_each "zero-superblock" stopped zeroed zero-superblock "${C[@]}"
 cut_each "assemble converting format 1 to 2" stopped1 comes_back assemble --metadata 2 "${C[@]}"
 cut_each "rename of the running array" made renamed rename "$ARRAY" "$RENAMED"

@@ -64,6 +64,7 @@ struct asm_ctx {
 	int lock_fd;		/* the metadata lock, or a negative errno */
 	bool force;		/* --force: stale members accepted */
 	bool readonly;		/* --readonly: no superblock written */
+	bool grow;		/* --grow: the members' room, not the recorded size */
 	bool change;		/* --change: a change event's device */
 	bool incremental;	/* --incremental: udev's, without a terminal */
 	bool found;		/* --scan, --incremental: devices found, not given */
@@ -443,6 +444,7 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 	if (ctx->readonly) {
 		/* nothing written: the members stay as they are, bit for bit */
 		sb = &m[mqs_newest(m, nr)]->sb;
+		data_bytes = sb->data_bytes;
 		goto start;
 	}
 	for (s = 0; s < nr; s++) {
@@ -451,24 +453,29 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 			goto out;
 	}
 	/*
-	 * What the module will make of the members as they are now, against
-	 * the newest recorded value (a member one event behind may hold the
-	 * value before a cut-short assembly that grew the array).
+	 * The size is the newest recorded one (a member one event behind may
+	 * hold the value before a cut-short assembly that grew the array),
+	 * however much the members grew since: only --grow takes their room.
 	 */
-	data_bytes = mqs_data_bytes(min_size, sb->data_offset_bytes,
-				    sb->chunk_bytes);
 	sb = &m[mqs_newest(m, nr)]->sb;
-	if (data_bytes > sb->data_bytes) {
+	data_bytes = sb->data_bytes;
+	if (ctx->grow && mqs_data_bytes(min_size, sb->data_offset_bytes,
+					sb->chunk_bytes) > data_bytes) {
 		char label[MQS_ERR_LEN];
 
+		data_bytes = mqs_data_bytes(min_size, sb->data_offset_bytes,
+					    sb->chunk_bytes);
 		mqs_array_label(sb, label, sizeof(label));
-		mqs_error("note: the members of %s have grown: %s of data per member instead of %s; the array is larger",
+		mqs_error("note: %s grows: %s of data per member instead of %s",
 			  label, mqs_size_human(data_bytes, a, sizeof(a)),
 			  mqs_size_human(sb->data_bytes, b, sizeof(b)));
 	}
 	rc = build_assembled(w, m, nr, data_bytes, version, 1);
 	if (!rc)
 		rc = sbw_write_all(w, nr);
+	/* a failed start goes back through it (sbw_restore_all()) */
+	if (!rc)
+		rc = sbw_keep_mid(w, nr);
 	if (!rc)
 		rc = build_assembled(w, m, nr, data_bytes, version, 2);
 	if (!rc)
@@ -484,6 +491,7 @@ start:
 		.nr_members = nr,
 		.chunk_bytes = sb->chunk_bytes,
 		.data_offset_bytes = sb->data_offset_bytes,
+		.member_data_bytes = data_bytes,
 		.name = sb->name[0] ? sb->name : NULL,
 		.uuid = uuid,
 		.readonly = ctx->readonly,
@@ -651,6 +659,42 @@ static int refuse_copies(const struct asm_ctx *ctx, struct mqs_cand *const *c,
 	return MQS_EXIT_FAIL;
 }
 
+/*
+ * Devices found by --scan or --incremental: leave out each of @c[0..*n-1]
+ * that holds an older copy of a member another one holds newer
+ * (mqs_newer_copy(): a disk copied or replaced, the array run since from
+ * the other), naming it; @c is compacted.  Copies at one event count stay
+ * for refuse_copies().
+ */
+static void drop_stale_copies(const struct asm_ctx *ctx, struct mqs_cand **c,
+			      size_t *n)
+{
+	char label[MQS_ERR_LEN], what[2 * MQS_ERR_LEN + PATH_MAX];
+	size_t i, k = 0, *newer;
+
+	newer = calloc(*n ? *n : 1, sizeof(*newer));
+	if (!newer)
+		return;		/* refuse_copies() refuses them */
+	for (i = 0; i < *n; i++)
+		newer[i] = mqs_newer_copy(c, *n, i);
+	for (i = 0; i < *n; i++) {
+		if (newer[i] == *n) {
+			c[k++] = c[i];
+			continue;
+		}
+		mqs_array_label(&c[i]->sb, label, sizeof(label));
+		snprintf(what, sizeof(what),
+			 "%s: an older copy of slot %" PRIu32 " of %s (events %" PRIu64 ", %s has %" PRIu64 "): left out",
+			 c[i]->path, c[i]->sb.slot, label, c[i]->sb.events,
+			 c[newer[i]]->path, c[newer[i]]->sb.events);
+		mqs_error("warning: %s", what);
+		if (ctx->incremental)
+			syslog(LOG_WARNING, "assemble: %s", what);
+	}
+	*n = k;
+	free(newer);
+}
+
 static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 			   bool quiet_if_running)
 {
@@ -671,6 +715,8 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 	if (rc)
 		goto out;
 	/* devices given by hand: mqs_group_check() says "leave the copy out" */
+	if (ctx->found)
+		drop_stale_copies(ctx, c, &n);
 	rc = ctx->found ? refuse_copies(ctx, c, n) : MQS_EXIT_OK;
 	if (rc)
 		goto out;
@@ -789,6 +835,30 @@ static bool same_name(const struct mqs_cand *a, const struct mqs_cand *b)
 }
 
 /*
+ * The slots of array @uuid that the devices with valid superblocks among
+ * @cands[0..n-1] fill (each slot once).
+ */
+static uint32_t slots_found(const struct mqs_cand *cands, size_t n,
+			    const uint8_t *uuid)
+{
+	bool seen[MQSTRIPE_MAX_MEMBERS] = { false };
+	uint32_t found = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct mqs_sb *sb = &cands[i].sb;
+
+		if (cands[i].status != MQS_SB_OK ||
+		    memcmp(sb->array_uuid, uuid, MQSTRIPE_UUID_LEN) ||
+		    sb->slot >= MQSTRIPE_MAX_MEMBERS || seen[sb->slot])
+			continue;
+		seen[sb->slot] = true;
+		found++;
+	}
+	return found;
+}
+
+/*
  * An array that /etc/mqstripe.conf keeps --scan from starting: a note
  * saying so, unless it runs (started by hand).
  */
@@ -852,7 +922,10 @@ static bool remember_seen(struct asm_ctx *ctx, const struct mqs_cand *cands,
  * first with a valid superblock, if it has one.  Names count only from
  * valid superblocks: with --name, two arrays of that name refuse both;
  * without --name or --uuid, two of one name start neither (a damaged
- * superblock is no twin: it is refused on its own).  An array that
+ * superblock is no twin: it is refused on its own), unless one of them is
+ * complete and the others are not: stray disks of another array (a disk
+ * moved from another host) do not keep the complete array from starting;
+ * they are named and left alone.  An array that
  * /etc/mqstripe.conf does not allow is left alone (a note says why) and
  * does not count as a twin.  For each selected array: skip it if it runs,
  * refuse it if one of its devices has a damaged superblock, else check
@@ -866,7 +939,7 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 	char u1[37], u2[37], why[MQS_ERR_LEN];
 	char shown[MQS_SB_SHOWN_NAME_LEN];
 	int rc, ret = MQS_EXIT_OK;
-	bool *done = NULL, *denied = NULL;
+	bool *done = NULL, *denied = NULL, *complete = NULL;
 
 	rc = mqs_scan_devices(&cands, &n);
 	if (rc)
@@ -875,7 +948,8 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 	done = calloc(n ? n : 1, sizeof(*done));
 	first = calloc(n ? n : 1, sizeof(*first));
 	denied = calloc(n ? n : 1, sizeof(*denied));
-	if (!group || !done || !first || !denied) {
+	complete = calloc(n ? n : 1, sizeof(*complete));
+	if (!group || !done || !first || !denied || !complete) {
 		mqs_error("out of memory");
 		ret = MQS_EXIT_FAIL;
 		goto out;
@@ -902,11 +976,15 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			 cands[first[j]].status != MQS_SB_OK)
 			first[j] = i;
 	}
-	for (j = 0; j < ngroups; j++)
+	for (j = 0; j < ngroups; j++) {
 		denied[j] = !name && !uuid &&
 			!mqs_conf_allows(conf, cands[first[j]].sb.array_uuid,
 					 cands[first[j]].sb.name, why,
 					 sizeof(why));
+		complete[j] = slots_found(cands, n,
+					  cands[first[j]].sb.array_uuid) ==
+			      cands[first[j]].sb.nr_members;
+	}
 	if (name && ngroups > 1) {
 		mqs_format_uuid(cands[first[0]].sb.array_uuid, u1);
 		mqs_format_uuid(cands[first[1]].sb.array_uuid, u2);
@@ -941,12 +1019,30 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 		/*
 		 * Two arrays of one name: /dev/stripe/NAME would go to
 		 * whichever comes first in /proc/partitions.  Start neither
-		 * (--uuid picks one); a running one keeps running.
+		 * (--uuid picks one); a running one keeps running.  A
+		 * complete array whose twins are all incomplete starts; they
+		 * are strays, each named and left alone.
 		 */
 		for (twin = 0; twin < ngroups; twin++)
-			if (twin != i && !denied[twin] &&
+			if (twin != i && !denied[twin] && complete[twin] &&
 			    same_name(&cands[first[i]], &cands[first[twin]]))
 				break;
+		for (j = 0; twin == ngroups && !complete[i] && j < ngroups; j++)
+			if (j != i && !denied[j] &&
+			    same_name(&cands[first[i]], &cands[first[j]]))
+				twin = j;
+		if (!denied[i] && twin < ngroups && !complete[i] &&
+		    complete[twin]) {
+			mqs_format_uuid(ref->array_uuid, u1);
+			mqs_format_uuid(cands[first[twin]].sb.array_uuid, u2);
+			mqs_error("array %s (on %s) not started: %" PRIu32 " of its %" PRIu32 " members found, and the complete array %s (on %s) has the same name '%s': a stray disk; left alone",
+				  u1, cands[first[i]].path,
+				  slots_found(cands, n, ref->array_uuid),
+				  ref->nr_members, u2, cands[first[twin]].path,
+				  mqs_sb_shown_name(ref->name, shown));
+			ret = MQS_EXIT_FAIL;
+			continue;
+		}
 		if (!denied[i] && twin < ngroups) {
 			if (ctx_ctl(ctx)) {
 				ret = MQS_EXIT_FAIL;
@@ -1020,6 +1116,7 @@ out:
 	free(done);
 	free(first);
 	free(denied);
+	free(complete);
 	mqs_free_cands(cands, n);
 	return ret;
 }
@@ -1219,18 +1316,19 @@ out:
 }
 
 /*
- * Before --incremental starts an array from its recorded devices @c (one
- * per slot): does any other device carry one of its slots, as --scan finds
- * devices (mqs_scan_devices())?  The records hold the first device seen
- * per slot: at a boot udev runs the devices' add events in any order, and
- * a clone set attached with the originals could start from a mix of both.
- * Here the start is decided as --scan decides it, whichever copy came
- * first: a slot on two devices starts nothing (say_copies()).  Another
- * path of a recorded device (one identity: check_one_disk()) is no copy:
- * it was refused as such when it came, and the array starts over the
- * recorded one.
+ * --incremental starts an array from its recorded devices @c (one per
+ * slot) together with every other device that carries one of its slots,
+ * as --scan finds devices (mqs_scan_devices()).  The records hold the
+ * first device seen per slot: at a boot udev runs the devices' add events
+ * in any order, and a clone set attached with the originals could start
+ * from a mix of both.  Here the start is decided as --scan decides it
+ * (check_and_start()), whichever copy came first: an older copy of a
+ * member is left out for the newer one, a slot on two devices otherwise
+ * starts nothing (say_copies()).  Another path of a recorded device (one
+ * identity: check_one_disk()) is no copy: it was refused as such when it
+ * came, and the array starts over the recorded one.
  */
-static int incr_copies(struct asm_ctx *ctx, struct mqs_cand **c, uint32_t nr)
+static int incr_start(struct asm_ctx *ctx, struct mqs_cand **c, uint32_t nr)
 {
 	struct mqs_cand *cands = NULL, **all = NULL;
 	size_t n = 0, i, k = 0;
@@ -1263,7 +1361,7 @@ static int incr_copies(struct asm_ctx *ctx, struct mqs_cand **c, uint32_t nr)
 		if (s == nr)
 			all[k++] = &cands[i];
 	}
-	rc = refuse_copies(ctx, all, k);
+	rc = check_and_start(ctx, all, k, false);
 out:
 	free(all);
 	mqs_free_cands(cands, n);
@@ -1343,16 +1441,27 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		if (!read_record(dir, s, me.sb.array_uuid, &cands[s]))
 			c[have++] = &cands[s];
 	}
-	/* another device recorded for our slot: one is a copy */
+	/*
+	 * Another device recorded for our slot: one is a copy.  An older copy
+	 * of the member gives way to the newer (the start names it, if it is
+	 * still there); else nothing is taken.
+	 */
 	if (!read_record(dir, me.sb.slot, me.sb.array_uuid,
 			 &cands[me.sb.slot])) {
-		if (cands[me.sb.slot].devno != me.devno) {
-			struct mqs_cand *pair[2] = { &cands[me.sb.slot], &me };
-			size_t slots[MQSTRIPE_MAX_MEMBERS];
+		struct mqs_cand *pair[2] = { &cands[me.sb.slot], &me };
+
+		if (cands[me.sb.slot].devno != me.devno &&
+		    mqs_newer_copy(pair, 2, 0) == 2) {
+			size_t slots[MQSTRIPE_MAX_MEMBERS], two = 2;
 			char err[MQS_ERR_LEN];
 
 			if (check_cand_disks(pair, 2))
 				goto out;
+			/* we are the older copy: said, not recorded */
+			if (mqs_newer_copy(pair, 2, 1) == 0) {
+				drop_stale_copies(ctx, pair, &two);
+				goto out;
+			}
 			if (mqs_group_check(pair, 2, false, slots, err,
 					    sizeof(err)) == -EEXIST)
 				say_copies(ctx, pair[0], pair[1], 0);
@@ -1375,10 +1484,8 @@ static int assemble_incremental(struct asm_ctx *ctx, const char *path)
 		rc = MQS_EXIT_OK;	/* waiting for the others */
 		goto out;
 	}
-	/* as --scan would see them: a copy of a slot anywhere starts nothing */
-	if (incr_copies(ctx, c, have))
-		goto out;
-	rc = check_and_start(ctx, c, have, false);
+	/* as --scan would see them: a copy of a slot anywhere counts */
+	rc = incr_start(ctx, c, have);
 	/*
 	 * A failed start may have written the members (and put their blocks
 	 * back): on md and loop members those writes make change events,
@@ -1402,14 +1509,14 @@ out:
 int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 {
 	bool scan = false, incremental = false, force = false, readonly = false;
-	bool change = false;
+	bool change = false, grow = false;
 	const char *name = NULL, *uuid_str = NULL;
 	uint64_t metadata = 0;
 	const struct opt opts[] = {
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
 		  "examine every block device (/proc/partitions) instead of the DEVICEs given, and start every complete array found that is not running" },
 		{ "incremental", 'I', OPT_FLAG, &incremental, NULL, NULL,
-		  "record one DEVICE (for udev) and start its array when its last member has arrived, unless another device carries one of its slots too (a copy: as --scan, nothing starts); again for a member of a running array does nothing" },
+		  "record one DEVICE (for udev) and start its array when its last member has arrived, unless another device carries one of its slots too (a copy: as --scan, nothing starts; an older copy of a member, at a lower event count, is left out for the newer one); again for a member of a running array does nothing" },
 		{ "change", 0, OPT_FLAG, &change, NULL, NULL,
 		  "with --incremental, for udev's change events (a device-mapper or md device activated, a loop device attached): as --incremental, except that an array 'stripectl stop' stopped since boot stays stopped" },
 		{ "name", 'n', OPT_STR, &name, NULL, "NAME",
@@ -1422,6 +1529,8 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		  "start the array read-only without writing anything to the members (no superblock update, the members claimed read-only, writes to the array refused): to look at an array as it is; not for incremental assembly" },
 		{ "metadata", 'e', OPT_UINT, &metadata, NULL, "VERSION",
 		  "convert the superblocks to this format version while starting (2: two copies with a generation counter; needs a data offset of at least 12K); without it the format stays as it is" },
+		{ "grow", 'g', OPT_FLAG, &grow, NULL, NULL,
+		  "use all the room the members now have (the smallest, after the data offset) and record it, when they grew since the array was created; without it the array keeps the size its superblocks record; not for incremental assembly" },
 		{ 0 }
 	};
 	struct asm_ctx ctx = { .lock_fd = -1 };
@@ -1446,12 +1555,16 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		return MQS_EXIT_USAGE;
 	}
 	if (incremental && (name || uuid_str || force || readonly ||
-			    metadata || nargs != 1)) {
-		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name, --uuid, --force, --readonly or --metadata: see 'stripectl assemble --help'");
+			    metadata || grow || nargs != 1)) {
+		mqs_error("assemble: --incremental takes exactly one DEVICE and no --name, --uuid, --force, --readonly, --metadata or --grow: see 'stripectl assemble --help'");
 		return MQS_EXIT_USAGE;
 	}
 	if (metadata && readonly) {
 		mqs_error("assemble: --metadata converts the superblocks, --readonly writes nothing: give one of them");
+		return MQS_EXIT_USAGE;
+	}
+	if (grow && readonly) {
+		mqs_error("assemble: --grow records the new size in the superblocks, --readonly writes nothing: give one of them");
 		return MQS_EXIT_USAGE;
 	}
 	if (metadata && metadata != MQS_SB_VERSION_2) {
@@ -1478,6 +1591,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 
 	ctx.force = force;
 	ctx.readonly = readonly;
+	ctx.grow = grow;
 	ctx.change = change;
 	ctx.incremental = incremental;
 	ctx.found = incremental || scan;

@@ -369,7 +369,6 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 			     const uint8_t uuid[16])
 {
 	const struct mqs_member_dev *m = req->members;
-	uint64_t min_size = UINT64_MAX;
 	uint32_t i, array_lbs = 0;
 	struct mqs_sb *sb;
 
@@ -378,12 +377,9 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 		mqs_error("out of memory");
 		return MQS_EXIT_FAIL;
 	}
-	for (i = 0; i < req->nr_members; i++) {
-		if (m[i].size_bytes < min_size)
-			min_size = m[i].size_bytes;
+	for (i = 0; i < req->nr_members; i++)
 		if (m[i].lbs > array_lbs)
 			array_lbs = m[i].lbs;
-	}
 	sb->version = req->metadata;
 	sb->sb_offset = MQS_SB_OFFSET;
 	sb->layout = MQS_SB_LAYOUT_STRIPE;
@@ -397,8 +393,7 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 	sb->nr_members = req->nr_members;
 	sb->chunk_bytes = req->chunk_bytes;
 	sb->data_offset_bytes = req->data_offset_bytes;
-	sb->data_bytes = mqs_data_bytes(min_size, req->data_offset_bytes,
-					req->chunk_bytes);
+	sb->data_bytes = req->member_data_bytes;
 	sb->array_lbs = array_lbs;
 	sb->ctime = (uint64_t)time(NULL);
 	sb->utime = sb->ctime;
@@ -465,6 +460,8 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 	}
 	for (i = 0; i < req->nr_members; i++)
 		sbw_init(&w[i], req->members[i].path);
+	/* the size the superblocks record is the one the module gets */
+	req->member_data_bytes = mqs_req_data_bytes(req);
 	rc = check_signatures(w, req->nr_members, force);
 	if (!rc)
 		rc = build_superblocks(w, req, uuid);

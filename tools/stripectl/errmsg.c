@@ -216,6 +216,20 @@ void mqs_create_error(int err, uint32_t code, uint32_t member,
 		    who);
 		return;
 	case MQSTRIPE_ERR_TOO_SMALL:
+		/* the recorded size does not fit (the member shrank) */
+		if (req->member_data_bytes && m &&
+		    m->size_bytes != MQS_SIZE_UNKNOWN &&
+		    m->size_bytes < req->data_offset_bytes +
+				    req->member_data_bytes) {
+			put(buf, len,
+			    "%s: member is too small: the array records %s of data per member after a data offset of %" PRIu64 " bytes, so needs %" PRIu64 " bytes, has %" PRIu64 " bytes",
+			    who, mqs_size_human(req->member_data_bytes, a,
+						sizeof(a)),
+			    req->data_offset_bytes,
+			    req->data_offset_bytes + req->member_data_bytes,
+			    m->size_bytes);
+			return;
+		}
 		mqs_reason_too_small(m ? m->size_bytes : MQS_SIZE_UNKNOWN,
 				     req->chunk_bytes,
 				     req->data_offset_bytes, reason,

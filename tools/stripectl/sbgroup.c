@@ -408,8 +408,9 @@ void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
  *
  * What a clone set attached with the originals shows (a SAN or VM
  * snapshot, a dd copy: every member twice, the same superblock on two
- * disks), or an old copy of one member.  The superblocks cannot tell which
- * copy is meant.
+ * disks), or two members of one slot that differ.  The superblocks cannot
+ * tell which copy is meant.  (An older copy of a member is told apart:
+ * mqs_newer_copy().)
  *
  * Return: how many slots more than one device claims (0: none, @x and @y
  * untouched).
@@ -435,6 +436,36 @@ size_t mqs_find_copies(struct mqs_cand *const *c, size_t n, size_t *x,
 		}
 	}
 	return dup;
+}
+
+/**
+ * mqs_newer_copy() - a device that holds a newer copy of @c[i]'s member
+ * @c: devices with valid superblocks of one array UUID.
+ * @n: how many.
+ * @i: the device in question.
+ *
+ * A device whose superblock has the slot and member UUID of another's but
+ * a lower event counter is an older copy of that member (a disk copied,
+ * or replaced by its copy, and the array run since from the other): the
+ * newer one is the member, as md keeps the device with the higher event
+ * count.  Copies at one event count (a clone set) are not told apart here.
+ *
+ * Return: the index of the newest such device, or @n when none is newer.
+ */
+size_t mqs_newer_copy(struct mqs_cand *const *c, size_t n, size_t i)
+{
+	size_t j, newer = n;
+
+	for (j = 0; j < n; j++) {
+		if (c[j]->sb.slot != c[i]->sb.slot ||
+		    c[j]->sb.events <= c[i]->sb.events ||
+		    memcmp(c[j]->sb.member_uuid, c[i]->sb.member_uuid,
+			   MQSTRIPE_UUID_LEN))
+			continue;
+		if (newer == n || c[j]->sb.events > c[newer]->sb.events)
+			newer = j;
+	}
+	return newer;
 }
 
 /**

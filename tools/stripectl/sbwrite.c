@@ -198,50 +198,103 @@ int sbw_verify_all(struct sbw *w, size_t n)
 	return rc;
 }
 
+/**
+ * sbw_keep_mid() - keep what the first pass of a two-pass update wrote
+ * @w: the members, all written by that pass.
+ * @n: how many.
+ *
+ * A rollback then goes back through it (sbw_restore_all()).
+ *
+ * Return: MQS_EXIT_OK or MQS_EXIT_FAIL (message printed).
+ */
+int sbw_keep_mid(struct sbw *w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!w[i].mid)
+			w[i].mid = mqs_block_alloc();
+		if (!w[i].mid) {
+			mqs_error("out of memory");
+			return MQS_EXIT_FAIL;
+		}
+		memcpy(w[i].mid, w[i].new, MQS_SB_AREA_SIZE);
+	}
+	return MQS_EXIT_OK;
+}
+
+/*
+ * Put @to back on member @w where it still holds @from (@cur: room for
+ * the area).  Return: 0 written; 1 not ours any more (said), left as it
+ * is; a negative errno (said): it may still hold @from.
+ */
+static int restore_one(struct sbw *w, uint8_t *cur, const uint8_t *from,
+		       const uint8_t *to)
+{
+	int rc;
+
+	if (w->excl < 0 && !w->shared) {
+		w->excl = mqs_open_excl(w->path);
+		if (w->excl < 0) {
+			mqs_error("%s: cannot put its old superblock area back: %s",
+				  w->path, strerror(-w->excl));
+			return w->excl;
+		}
+	}
+	if (w->dfd < 0)
+		w->dfd = mqs_dev_open_direct(w->path, true);
+	rc = w->dfd < 0 ? w->dfd : cur ? 0 : -ENOMEM;
+	if (!rc)
+		rc = mqs_dev_read_area(w->dfd, cur, NULL);
+	if (!rc && memcmp(cur, from, w->copies * MQS_SB_SIZE)) {
+		mqs_error("%s: not putting its old superblock area back: it no longer holds the superblock stripectl wrote (another program wrote it since)",
+			  w->path);
+		return 1;
+	}
+	if (!rc)
+		rc = mqs_dev_write_area(w->dfd, to, w->copies, true);
+	if (rc)
+		mqs_error("%s: cannot put its old superblock area back: %s",
+			  w->path, strerror(-rc));
+	if (w->excl >= 0)
+		mqs_dev_drop_cache(w->excl);
+	return rc;
+}
+
 /*
  * Put the old block back on the first @n members that were written
  * (after a failed CREATE): best effort, claiming them again if needed.
  * Only a block that still holds what we wrote is put back: anything else
- * is somebody else's since, and stays.
+ * is somebody else's since, and stays.  After a two-pass update (@mid
+ * kept), first every member gets the first pass's block back, then every
+ * member its old one: a power cut anywhere in between leaves the members
+ * at most one event apart, as a cut in the update itself does.  When the
+ * first step fails on a member, the second is not taken (it would leave
+ * that one two events ahead): the members stay one event on, which
+ * assemble starts.
  */
 void sbw_restore_all(struct sbw *w, size_t n)
 {
 	uint8_t *cur = mqs_block_alloc();
+	bool stuck = false;
 	size_t i;
 	int rc;
 
 	for (i = 0; i < n; i++) {
+		if (!w[i].written || !w[i].mid)
+			continue;
+		rc = restore_one(&w[i], cur, w[i].new, w[i].mid);
+		if (rc > 0)
+			w[i].written = false;
+		else if (rc < 0)
+			stuck = true;
+	}
+	for (i = 0; i < n && !stuck; i++) {
 		if (!w[i].written)
 			continue;
-		if (w[i].excl < 0 && !w[i].shared) {
-			w[i].excl = mqs_open_excl(w[i].path);
-			if (w[i].excl < 0) {
-				mqs_error("%s: cannot put its old superblock area back: %s",
-					  w[i].path, strerror(-w[i].excl));
-				continue;
-			}
-		}
-		if (w[i].dfd < 0)
-			w[i].dfd = mqs_dev_open_direct(w[i].path, true);
-		rc = w[i].dfd < 0 ? w[i].dfd : cur ? 0 : -ENOMEM;
-		if (!rc)
-			rc = mqs_dev_read_area(w[i].dfd, cur, NULL);
-		if (!rc && memcmp(cur, w[i].new, w[i].copies * MQS_SB_SIZE)) {
-			mqs_error("%s: not putting its old superblock area back: it no longer holds the superblock stripectl wrote (another program wrote it since)",
-				  w[i].path);
+		if (restore_one(&w[i], cur, w[i].mid ? w[i].mid : w[i].new,
+				w[i].old) >= 0)
 			w[i].written = false;
-			continue;
-		}
-		if (!rc)
-			rc = mqs_dev_write_area(w[i].dfd, w[i].old,
-						w[i].copies, true);
-		if (rc)
-			mqs_error("%s: cannot put its old superblock area back: %s",
-				  w[i].path, strerror(-rc));
-		else
-			w[i].written = false;
-		if (w[i].excl >= 0)
-			mqs_dev_drop_cache(w[i].excl);
 	}
 	free(cur);
 	sbw_release(w, n);
@@ -303,6 +356,7 @@ void sbw_free(struct sbw *w, size_t n)
 	for (i = 0; i < n; i++) {
 		free(w[i].old);
 		free(w[i].new);
+		free(w[i].mid);
 		free(w[i].wiped);
 	}
 	free(w);

@@ -17,6 +17,9 @@ struct mqs_wipe_log;
  * @old: the superblock area as it was (restored if starting the array
  *	fails).
  * @new: the area to write.
+ * @mid: the area the first pass of a two-pass update wrote (assemble),
+ *	or NULL: a rollback puts it back on every member before @old, so
+ *	that the members are never two events apart.
  * @copies: copies of @new to write: 1 (byte 4096 only) or 2.
  * @second_first: write the copy at 8192 first (the copy at 4096 is the one
  *	in use on the device: it stays until its successor is durable).
@@ -32,6 +35,7 @@ struct sbw {
 	int dfd;
 	uint8_t *old;
 	uint8_t *new;
+	uint8_t *mid;
 	unsigned int copies;
 	bool second_first;
 	bool written;
@@ -43,6 +47,7 @@ void sbw_init(struct sbw *w, const char *path);
 int sbw_claim(struct sbw *w);
 int sbw_reread(struct sbw *w);
 int sbw_write_all(struct sbw *w, size_t n);
+int sbw_keep_mid(struct sbw *w, size_t n);
 int sbw_verify_all(struct sbw *w, size_t n);
 void sbw_restore_all(struct sbw *w, size_t n);
 void sbw_unwipe_all(struct sbw *w, size_t n);

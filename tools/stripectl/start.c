@@ -21,6 +21,7 @@
 #include "parse.h"
 #include "start.h"
 #include "stripectl.h"
+#include "superblock.h"
 #include "sysfs.h"
 
 #define NODE_WAIT_MS	5000
@@ -76,8 +77,30 @@ static int wait_node(const char *path, uint32_t major, uint32_t minor)
 }
 
 /**
+ * mqs_req_data_bytes() - the data bytes per member that the members of
+ *	@req give: what the smallest holds after the data offset, in whole
+ *	chunks (what the module makes of them without a recorded size)
+ * @req: the request, every member's size known.
+ *
+ * Return: the bytes, 0 when a member holds not even one chunk.
+ */
+uint64_t mqs_req_data_bytes(const struct mqs_create_req *req)
+{
+	uint64_t min_size = UINT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i < req->nr_members; i++)
+		if (req->members[i].size_bytes < min_size)
+			min_size = req->members[i].size_bytes;
+	return mqs_data_bytes(min_size, req->data_offset_bytes,
+			      req->chunk_bytes);
+}
+
+/**
  * start_array() - MQSTRIPE_IOC_CREATE with the members' open fds, in slot
- *	order, the UUID and the data offset always given
+ *	order, the UUID and the data offset always given, and the recorded
+ *	data bytes per member (a module without MQSTRIPE_FEAT_MEMBER_DATA_BYTES
+ *	gets none: it is refused unless the members give that size anyway)
  * @ctl: open control device.
  * @req: the request (members[i].fd open, not exclusively).
  * @uuid: the array UUID.
@@ -92,9 +115,19 @@ int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
 	struct mqstripe_create c;
 	char msg[MQS_ERR_LEN];
 	int32_t *fds;
+	char a[32], b[32];
 	uint32_t i;
 	int rc;
 
+	if (req->member_data_bytes &&
+	    !(ctl->version.features & MQSTRIPE_FEAT_MEMBER_DATA_BYTES) &&
+	    req->member_data_bytes != mqs_req_data_bytes(req)) {
+		mqs_error("the loaded mqstripe module cannot start an array at its recorded size (its features lack 'member_data_bytes': see 'stripectl --version'): %s of data per member recorded, the members give %s; update the module",
+			  mqs_size_human(req->member_data_bytes, a, sizeof(a)),
+			  mqs_size_human(mqs_req_data_bytes(req), b,
+					 sizeof(b)));
+		return MQS_EXIT_FAIL;
+	}
 	fds = calloc(req->nr_members, sizeof(*fds));
 	if (!fds) {
 		mqs_error("out of memory");
@@ -112,6 +145,11 @@ int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
 	c.queue_depth = (uint32_t)req->queue_depth;
 	c.chunk_bytes = req->chunk_bytes;
 	c.data_offset_bytes = req->data_offset_bytes;
+	if (req->member_data_bytes &&
+	    (ctl->version.features & MQSTRIPE_FEAT_MEMBER_DATA_BYTES)) {
+		c.hdr.flags |= MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES;
+		c.member_data_bytes = req->member_data_bytes;
+	}
 	if (req->name)
 		snprintf(c.name, sizeof(c.name), "%s", req->name);
 	memcpy(c.uuid, uuid, sizeof(c.uuid));

@@ -8,6 +8,7 @@
 #include "errmsg.h"
 #include "libmqs.h"
 
+uint64_t mqs_req_data_bytes(const struct mqs_create_req *req);
 int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
 		const uint8_t uuid[16], uint32_t *index);
 int announce_array(struct mqs_ctl *ctl, uint32_t index);

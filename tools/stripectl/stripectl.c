@@ -71,16 +71,20 @@ static const struct cmd commands[] = {
 "order given.  Nothing is started when a slot is missing, two devices\n"
 "claim one slot, a device belongs to another array, the superblocks\n"
 "disagree on the geometry, a checksum fails, a superblock needs an unknown\n"
-"incompatible feature, a member's logical block size grew or a member\n"
-"is stale (its event counter behind the others'; --force starts it\n"
-"anyway, saying how far behind); the message names the device, slot or\n"
-"member UUID.  Starting bumps every member's event counter (not with\n"
-"--readonly, which writes nothing to the members).\n"
+"incompatible feature, a member's logical block size grew, a member is\n"
+"smaller than the recorded size needs, or a member is stale (its event\n"
+"counter behind the others'; --force starts it anyway, saying how far\n"
+"behind); the message names the device, slot or member UUID.  The array\n"
+"keeps the size its superblocks record, however much the members grew\n"
+"(--grow takes their new room).  Starting bumps every member's event\n"
+"counter (not with --readonly, which writes nothing to the members).\n"
 "\n"
 "With --scan, every block device in /proc/partitions is examined and\n"
 "every complete array found that is not running is started (one failing\n"
-"does not keep the others from starting; of two arrays with one name\n"
-"neither); arrays already running are skipped.  With --incremental (for udev), DEVICE is recorded under\n"
+"does not keep the others from starting; of two complete arrays with one\n"
+"name neither, a stray disk of an incomplete one is named and left\n"
+"alone; an older copy of a member is left out for the newer one, as with\n"
+"--incremental); arrays already running are skipped.  With --incremental (for udev), DEVICE is recorded under\n"
 "/run/mqstripe (MQSTRIPE_RUN_DIR) and its array starts when the last slot\n"
 "arrives; a member of a running array is accepted and nothing done.\n"
 "--incremental --change, for udev's change events of device-mapper, md\n"
@@ -339,6 +343,7 @@ static void print_features(uint64_t features)
 		{ MQSTRIPE_FEAT_READONLY, "readonly" },
 		{ MQSTRIPE_FEAT_CLEAR, "clear" },
 		{ MQSTRIPE_FEAT_RENAME, "rename" },
+		{ MQSTRIPE_FEAT_MEMBER_DATA_BYTES, "member_data_bytes" },
 	};
 	const char *sep = "";
 	size_t i;

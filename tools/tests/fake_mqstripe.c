@@ -343,7 +343,7 @@ static int create(struct mqstripe_create *c)
 	const int32_t *fds = (const int32_t *)(uintptr_t)c->members_ptr;
 	const char *inject = getenv("FAKE_MQS_CREATE_FAIL");
 	struct fake_array *a;
-	uint64_t min_size = UINT64_MAX, rows;
+	uint64_t min_size = UINT64_MAX, rows, need;
 	uint32_t i, j, index;
 	int rc;
 
@@ -358,6 +358,9 @@ static int create(struct mqstripe_create *c)
 	c->error_member = (uint32_t)-1;
 	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_DATA_OFFSET) &&
 	    c->data_offset_bytes)
+		return -EINVAL;
+	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES) &&
+	    c->member_data_bytes)
 		return -EINVAL;
 	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_UUID) &&
 	    !all_zero(c->uuid, sizeof(c->uuid)))
@@ -403,10 +406,19 @@ static int create(struct mqstripe_create *c)
 	a->nr = c->nr_members;
 	a->chunk = c->chunk_bytes ? c->chunk_bytes :
 		   MQSTRIPE_DEFAULT_CHUNK_BYTES;
+	need = a->chunk;
 	a->offset = (c->hdr.flags & MQSTRIPE_CREATE_F_DATA_OFFSET) ?
 		    c->data_offset_bytes : MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES;
 	a->qd = c->queue_depth ? c->queue_depth :
 		MQSTRIPE_DEFAULT_QUEUE_DEPTH;
+	/* like the module: a recorded size is whole chunks, held by all */
+	if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES) {
+		if (!c->member_data_bytes || c->member_data_bytes % a->chunk ||
+		    c->member_data_bytes > (UINT64_MAX >> 1))
+			return create_fail(c, EINVAL, MQSTRIPE_ERR_GEOMETRY,
+					   MQSTRIPE_NO_MEMBER);
+		need = c->member_data_bytes;
+	}
 	for (i = 0; i < a->nr; i++) {
 		struct stat st;
 		uint64_t size = 0;
@@ -426,7 +438,7 @@ static int create(struct mqstripe_create *c)
 		if (ioctl(fds[i], BLKGETSIZE64, &size))
 			return create_fail(c, EINVAL, MQSTRIPE_ERR_OPEN, i);
 		a->size[i] = size;
-		if (size < a->offset + a->chunk)
+		if (size < a->offset + need)
 			return create_fail(c, ENOSPC, MQSTRIPE_ERR_TOO_SMALL,
 					   i);
 		if (size < min_size)
@@ -434,6 +446,8 @@ static int create(struct mqstripe_create *c)
 	}
 	rows = (min_size - a->offset) / a->chunk;
 	a->member_data = rows * a->chunk;
+	if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES)
+		a->member_data = c->member_data_bytes;
 	nr_arrays++;
 	save();
 	make_sysfs(a, c->hdr.flags & MQSTRIPE_CREATE_F_READONLY);

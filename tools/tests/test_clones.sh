@@ -8,7 +8,10 @@
 # devices appear in.  Nothing starts from a mix of the copies; a slot seen
 # on two devices stops the start and the error names both; a copy that
 # appears after its array started from the other copy is refused, naming
-# both, on stderr and in the system log.  Against fake_mqstripe.so
+# both, on stderr and in the system log.  An older copy of one member (a
+# lower event count) is no clone: both ways take the newer one, naming the
+# older.  A stray disk carrying the array's name does not keep --scan
+# from starting the complete array.  Against fake_mqstripe.so
 # (LD_PRELOAD), as test_fake.sh; members are loop devices over small
 # sparse files, each a disk of its own (a wwid of its own): needs root and
 # losetup, else everything skips.
@@ -203,5 +206,68 @@ sc assemble --scan --uuid "$U"
 cp "$TMP/err" "$TMP/all"
 check "hotplug, interleaved by slot: --scan decides the same" \
 	eval 'rc_is 1 && nothing_runs && copies_named'
+
+# A stale copy of a slot (b1: slot 1 as it was before the array ran
+# again; a0 and a1 are 4 events on) is no clone: the newer copy is the
+# member, as md keeps the device with the higher event count, and the
+# stale one is named.  stale_setup: a0 and a1 assembled and stopped,
+# then a reboot (nothing recorded)
+stale_setup() {
+	reboot
+	attach a0
+	attach a1
+	q assemble "${dev[a0]}" "${dev[a1]}"
+	q stop clone
+	rm -rf "$MQSTRIPE_RUN_DIR"
+}
+stale_named() {
+	grep -q -- "${dev[b1]}: an older copy of slot 1 of array 'clone' (UUID $U) (events 3, ${dev[a1]} has [0-9]*): left out" "$1"
+}
+stale_setup
+attach b1
+: >"$TMP/all"
+for i in b1 a0 a1; do
+	sc assemble --incremental "${dev[$i]}"
+	cat "$TMP/err" >>"$TMP/all"
+done
+check "--incremental, a stale copy of slot 1 first: started from the current devices, the stale one named" \
+	eval 'runs_from "${dev[a0]}" "${dev[a1]}" && stale_named "$TMP/all"'
+stale_setup
+detach_all
+: >"$TMP/all"
+for i in b1 a0 a1; do
+	attach "$i"
+	sc assemble --incremental "${dev[$i]}"
+	cat "$TMP/err" >>"$TMP/all"
+done
+check "--incremental, hotplug, a stale copy of slot 1 first: the current one is taken when it comes" \
+	eval 'rc_is 0 && runs_from "${dev[a0]}" "${dev[a1]}" && stale_named "$TMP/all"'
+q stop clone
+rm -rf "$MQSTRIPE_RUN_DIR"
+sc assemble --scan
+check "--scan with a stale copy of slot 1 attached: decides the same" \
+	eval 'runs_from "${dev[a0]}" "${dev[a1]}" && stale_named "$TMP/err"'
+
+# One stray disk carrying the array's name (s0: slot 0 of another array
+# named 'clone', its other disk elsewhere) does not keep --scan from
+# starting the complete array of that name: the stray is named and left
+# alone
+reboot
+truncate -s 64M "$TMP/s0" "$TMP/s1"
+attach s0
+attach s1
+q create --force --name clone --chunk 64K "${dev[s0]}" "${dev[s1]}"
+q stop clone
+S=$(LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "${dev[s0]}" | sed -n 's/^MQSTRIPE_ARRAY_UUID=//p')
+detach_all
+attach a0
+attach a1
+attach s0
+sc assemble --scan
+check "--scan, a stray disk with the complete array's name: the complete array starts" \
+	eval 'runs_from "${dev[a0]}" "${dev[a1]}"'
+check "... the stray is named and left alone" \
+	eval 'rc_is 1 && grep -q -- "^stripectl: array $S (on ${dev[s0]}) not started: 1 of its 2 members found, and the complete array $U (on .*) has the same name .clone.: a stray disk; left alone" "$TMP/err" && [ "$(LD_PRELOAD=$FAKE "$STRIPECTL" list | grep -c clone)" = 1 ]'
+q stop clone
 
 finish

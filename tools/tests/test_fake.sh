@@ -75,7 +75,7 @@ jq_is() {	# jq_is FILTER VALUE: the JSON on stdout has it
 # --- version and an empty list ---
 sc --version
 check "--version shows the module" \
-	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly clear rename)$' "$TMP/out"
+	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly clear rename member_data_bytes)$' "$TMP/out"
 sc list
 check "list without arrays: no output, exit 0" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && no_err'
 sc list --json
@@ -823,7 +823,7 @@ check "status --json: read_only true" eval 'rc_is 0 && jq_is .read_only true'
 sc stop db
 check "stop of a read-only array writes no superblock" eval "rc_is 0 && no_err && [ \"\$before\" = \"\$(sums)\" ]"
 sc assemble --incremental --readonly "$L0"
-check "assemble --incremental --readonly: a usage error" eval "rc_is 2 && err_is 'no --name, --uuid, --force, --readonly or --metadata'"
+check "assemble --incremental --readonly: a usage error" eval "rc_is 2 && err_is 'no --name, --uuid, --force, --readonly, --metadata or --grow'"
 sc assemble "$L0" "$L1" "$L2"
 check "assemble without --readonly: read-write, superblocks updated" \
 	eval "rc_is 0 && [ \"\$(cat $R/sys/block/mqstripe0/mqstripe/readonly)\" = 0 ] && [ \"\$before\" != \"\$(sums)\" ]"
@@ -1007,12 +1007,14 @@ check "create --metadata 1 over a format-2 member: no old copy comes back after 
 
 # --- a power cut after each superblock write (FAKE_MQS_CUT_AFTER: the
 # write reaches the device, then the process ends) of create, stop,
-# assemble (also one that grows the array) and zero-superblock.  After
-# each cut, "assemble" (or "assemble --force") gives the array back, or
-# refuses with a message docs/FORMAT.md names, starting nothing.
+# assemble (also one that grows the array, and one whose start fails) and
+# zero-superblock.  After each cut, "assemble" (or "assemble --force")
+# gives the array back, or refuses with a message docs/FORMAT.md names,
+# starting nothing.
 C=("$L0" "$L1" "$L2")
 CUT_ENV=	# VAR=VALUE for the cut command and the recovery, not the setup
 CUT_CMD_ENV=	# VAR=VALUE for the cut command only
+CUT_FROM=1	# the first write cut after (earlier ones: tested already)
 quiet() { LD_PRELOAD=$FAKE "$STRIPECTL" "$@" >/dev/null 2>&1; }
 fresh() {	# no array, no superblock on the three members
 	quiet stop cut
@@ -1025,7 +1027,8 @@ fresh() {	# no array, no superblock on the three members
 cut() {
 	local op=$1 setup=$2 recover=$3 k bad=() ncut=0 what="superblock writes"
 	[[ $CUT_CMD_ENV == *FAKE_MQS_CUT_ANY* ]] && what=writes
-	for k in $(seq 1 20); do
+	[ "$CUT_FROM" -gt 1 ] && what+=" from write $CUT_FROM on"
+	for k in $(seq "$CUT_FROM" 20); do
 		fresh
 		$setup
 		# shellcheck disable=SC2086	# OP and CUT_ENV are word lists
@@ -1161,9 +1164,19 @@ fi
 CUT_CMD_ENV=
 cut "stop cut" made comes_back
 cut "assemble ${C[*]}" stopped comes_back
-# members grown by 64 MiB since the stop: the assembly grows the array
-CUT_ENV="FAKE_MQS_MEMBER_SIZE=$(((1 << 30) + (64 << 20)))"
+# the start fails (the module finds member 1 busy): the event counters go
+# back, and a cut anywhere in that (writes 9 .. 16 of two members: both
+# passes first, as above) leaves the members at most one apart
+quiet zero-superblock "$L2"
+C=("$L0" "$L1")
+CUT_CMD_ENV=FAKE_MQS_CREATE_FAIL=16,4,1 CUT_FROM=9
 cut "assemble ${C[*]}" stopped comes_back
+CUT_CMD_ENV=
+CUT_FROM=1
+C=("$L0" "$L1" "$L2")
+# members grown by 64 MiB since the stop: assemble --grow grows the array
+CUT_ENV="FAKE_MQS_MEMBER_SIZE=$(((1 << 30) + (64 << 20)))"
+cut "assemble --grow ${C[*]}" stopped comes_back
 CUT_ENV=
 cut "zero-superblock ${C[*]}" stopped zeroed
 # a conversion to format 2 cut anywhere: format 1 and 2 members assemble
@@ -1245,5 +1258,25 @@ renamed() {
 cut "rename cut renamed" made renamed
 quiet stop renamed
 fresh
+
+# --- the array's size is the superblock's: members grown since the create
+# (256 MiB, now 1 GiB) leave it as it was; 'assemble --grow' takes the
+# room; a member smaller than the recorded size is refused, naming it
+data_line() { LD_PRELOAD=$FAKE "$STRIPECTL" status size | sed -n 's/^  member data: *\([0-9]*\) bytes.*/\1/p'; }
+small=$(((256 - 1) << 20)) big=$(((1024 - 1) << 20))
+FAKE_MQS_MEMBER_SIZE=$((256 << 20)) quiet create --name size --chunk 64K "$L0" "$L1"
+quiet stop size
+sc assemble "$L0" "$L1"
+check "assemble over members that grew: the size the superblock records, said nowhere" \
+	eval 'rc_is 0 && no_err && [ "$(data_line)" = $small ] && [ "$(ex "$L0" MQSTRIPE_DATA_BYTES) $(ex "$L1" MQSTRIPE_DATA_BYTES)" = "$small $small" ]'
+quiet stop size
+sc assemble --grow "$L0" "$L1"
+check "assemble --grow: the members' new room, said, in the superblocks too" \
+	eval 'rc_is 0 && err_is "^stripectl: note: array .size. .* grows: 1023M of data per member instead of 255M" && [ "$(data_line)" = $big ] && [ "$(ex "$L1" MQSTRIPE_DATA_BYTES)" = $big ]'
+quiet stop size
+FAKE_MQS_MEMBER_SIZE=$((256 << 20)) sc assemble "$L0" "$L1"
+check "a member smaller than the recorded size: refused, naming it, its size and the need" \
+	eval "rc_is 1 && err_is \"^stripectl: $L0: is 268435456 bytes now, array 'size' .* needs $((big + (1 << 20))) \(data offset \+ data\) on slot 0: the device shrank\" && [ -z \"\$(list_names)\" ]"
+quiet zero-superblock "$L0" "$L1"
 
 finish
