@@ -754,24 +754,92 @@ static bool mqs_bvec_continues(const struct bio_vec *bv, struct page *page,
 }
 
 /*
- * Segments the member counts for one bvec of @bytes: one per
- * @mss (max_segment_size, UINT_MAX for most NVMe drives) or part of it.
+ * The member's segments for @bytes of physically contiguous memory at
+ * @addr, as bvec_split_segs() and get_max_segment_size() count them
+ * (block/blk-merge.c): each at most max_segment_size and none across the
+ * segment boundary (seg_boundary_mask); within one page, one.  At most @max
+ * are counted: *@bytes is then cut to what they hold.
  */
-static unsigned int mqs_bvec_segs(u64 bytes, unsigned int mss)
+static unsigned int mqs_phys_segs(struct request_queue *q, phys_addr_t addr,
+				  u64 *bytes, unsigned int max)
 {
-	return bytes <= mss ? 1 : div_u64(bytes + mss - 1, mss);
+	unsigned long mask = queue_segment_boundary(q);
+	unsigned int mss = queue_max_segment_size(q);
+	unsigned int segs = 0;
+	u64 left = *bytes;
+
+	if (offset_in_page(addr) + left <= PAGE_SIZE)
+		return 1;
+	while (left && segs < max) {
+		/* + 1 after the min: no overflow with a mask of ULONG_MAX */
+		u64 seg = min_t(u64, left,
+				(u64)min_t(unsigned long, mask - (addr & mask),
+					   mss - 1) + 1);
+
+		addr += seg;
+		left -= seg;
+		segs++;
+	}
+	*bytes -= left;
+	return segs;
+}
+
+/* mqs_phys_segs() without a cap, for a length that is taken whole */
+static unsigned int mqs_all_segs(struct request_queue *q, phys_addr_t addr,
+				 u64 bytes)
+{
+	return mqs_phys_segs(q, addr, &bytes, UINT_MAX);
+}
+
+/*
+ * mqs_member_max_sectors() - the most a member takes in one bio unsplit
+ * @bdev: the member.
+ * @sector: where the bio starts on @bdev.
+ *
+ * get_max_io_size() of block/blk-merge.c (6.1 and 6.12) for a read or
+ * write: max_sectors, within the member's chunk_sectors from @sector (the
+ * NVMe NOIOB boundary, md raid0's chunk), and ending on a physical block
+ * when that leaves anything.  The split sees the whole disk's sectors
+ * (after blk_partition_remap()): a partition's start counts.
+ *
+ * Return: sectors, a multiple of the member's logical block.
+ */
+static u32 mqs_member_max_sectors(struct block_device *bdev,
+				  sector_t sector)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+	u32 pbs = queue_physical_block_size(q) >> SECTOR_SHIFT;
+	u32 lbs = queue_logical_block_size(q) >> SECTOR_SHIFT;
+	u32 max = queue_max_sectors(q), chunk = q->limits.chunk_sectors;
+	u32 start, end;
+
+	sector += get_start_sect(bdev);
+	if (chunk) {
+		/* blk_chunk_sectors_left(), which newer kernels renamed */
+		sector_t at = sector;
+
+		max = min(max, chunk - (is_power_of_2(chunk) ?
+					(u32)(sector & (chunk - 1)) :
+					(u32)sector_div(at, chunk)));
+	}
+	start = sector & (pbs - 1);
+	end = (start + max) & ~(pbs - 1);
+	if (end > start)
+		return end - start;
+	return max & ~(lbs - 1);
 }
 
 /*
  * How many bytes of a piece (@len at @page + @off) the member bio @bio can
  * take without the member having to split it, and the bio's segment count
- * with them (@segs).  The member splits a bio that exceeds its
- * max_sectors, has more than max_segments segments of at most
- * max_segment_size, or a gap at its virt boundary (bio_split_rw_at() in
- * block/blk-merge.c): extra work on every large IO, and the split of a
- * REQ_NOWAIT bio is refused with BLK_STS_AGAIN, which requeues the whole
- * array request.  The limits are read at each call: an admin may lower a
- * member's max_sectors_kb at any time.
+ * with them (@segs).  The member splits a bio that exceeds what it takes
+ * from the bio's start (mqs_member_max_sectors(): max_sectors, its
+ * chunk_sectors, a physical block end), has more than max_segments
+ * segments (mqs_phys_segs()), or a gap at its virt boundary
+ * (bio_split_rw_at() in block/blk-merge.c): extra work on every large IO,
+ * and the split of a REQ_NOWAIT bio is refused with BLK_STS_AGAIN, which
+ * requeues the whole array request.  The limits are read at each call: an
+ * admin may lower a member's max_sectors_kb at any time.
  *
  * Return: 0 when the bio must end before the piece: mqs_gather_close()
  * then cuts it back to whole logical blocks of the member, as a split
@@ -787,9 +855,11 @@ static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
 {
 	const struct mqs_bio *mb = container_of(bio, struct mqs_bio, bio);
 	unsigned int lbs = queue_logical_block_size(q);
-	unsigned int mss = queue_max_segment_size(q);
 	unsigned long virt = queue_virt_boundary(q);
-	u64 max = round_down((u64)queue_max_sectors(q) << SECTOR_SHIFT, lbs);
+	u64 max = (u64)mqs_member_max_sectors(bio->bi_bdev,
+					      bio->bi_iter.bi_sector) <<
+		  SECTOR_SHIFT;
+	phys_addr_t addr = page_to_phys(page) + off;
 	u32 size = bio->bi_iter.bi_size;
 	bool at_block = !(size & (lbs - 1));
 	const struct bio_vec *bv;
@@ -799,23 +869,25 @@ static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
 	len = min_t(u64, len, max - size);
 	if (!bio->bi_vcnt) {
 		/* a fresh bio: within max_segments too, in whole blocks */
-		*segs = mqs_bvec_segs(len, mss);
-		if (*segs > queue_max_segments(q)) {
-			len = round_down((u64)queue_max_segments(q) * mss,
-					 lbs);
-			*segs = queue_max_segments(q);
-		}
-		return len;
+		u64 fit = len;
+
+		*segs = mqs_phys_segs(q, addr, &fit, queue_max_segments(q));
+		/* less than a block is taken whole: the member splits it */
+		if (fit < len && fit >= lbs)
+			fit = round_down(fit, lbs);
+		return fit;
 	}
 	bv = &bio->bi_io_vec[bio->bi_vcnt - 1];
 	if (mqs_bvec_continues(bv, page, off)) {
-		*segs = mb->segs - mqs_bvec_segs(bv->bv_len, mss) +
-			mqs_bvec_segs((u64)bv->bv_len + len, mss);
+		phys_addr_t bv_addr = page_to_phys(bv->bv_page) + bv->bv_offset;
+
+		*segs = mb->segs - mqs_all_segs(q, bv_addr, bv->bv_len) +
+			mqs_all_segs(q, bv_addr, (u64)bv->bv_len + len);
 	} else {
 		if (at_block && (((bv->bv_offset + bv->bv_len) & virt) ||
 				 (off & virt)))
 			return 0;
-		*segs = mb->segs + mqs_bvec_segs(len, mss);
+		*segs = mb->segs + mqs_all_segs(q, addr, len);
 	}
 	if (*segs > queue_max_segments(q) && size >= lbs)
 		return 0;
@@ -971,7 +1043,7 @@ static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
 	 * tightest segment size, boundary and virt boundary
 	 */
 	q = bdev_get_queue(m->bdev);
-	if (blk_rq_sectors(rq) > queue_max_sectors(q) ||
+	if (blk_rq_sectors(rq) > mqs_member_max_sectors(m->bdev, loc->sector) ||
 	    rq->nr_phys_segments > queue_max_segments(q))
 		return 0;
 	bio = mqs_clone_lean(a, rq, m->bdev, out, &embedded);
@@ -1030,16 +1102,22 @@ static bool mqs_queue_pieces(struct mqs_array *a, struct request *rq,
 	if (rq->bio != rq->biotail)
 		return false;
 	for (i = 0; i < chunks; i++) {
-		struct request_queue *q =
-			bdev_get_queue(a->members[member].bdev);
+		struct block_device *bdev = a->members[member].bdev;
 
-		if (len > queue_max_sectors(q) ||
-		    rq->nr_phys_segments > queue_max_segments(q))
+		if (len > mqs_member_max_sectors(bdev, sector) ||
+		    rq->nr_phys_segments >
+		    queue_max_segments(bdev_get_queue(bdev)))
 			return false;
 		left -= len;
 		len = min(left, chunk);
-		member = member + 1 == g->nr_members ? 0 : member + 1;
+		if (++member == g->nr_members) {
+			member = 0;
+			chunk_start += chunk;
+		}
+		sector = chunk_start;
 	}
+	chunk_start = loc->sector - (chunk - loc->chunk_left);
+	sector = loc->sector;
 
 	left = blk_rq_sectors(rq);
 	len = min(left, loc->chunk_left);

@@ -9,11 +9,14 @@
 # an unaligned offset.  Then: no member split a bio of ours (block_split
 # events on the members: 0), no array request was requeued
 # (block_rq_requeue on the array: 0), and the sectors the members moved are
-# the array's.
+# the array's.  The same over two dm-stripe members of 64K chunks (a
+# member's chunk_sectors, as an NVMe drive's NOIOB), hit by every IO not
+# aligned to them.
 # Catches: member bios built from the member ranges alone, larger than a
 # member takes: the member splits every large IO, and in 6.x the split of
 # a REQ_NOWAIT bio is refused with BLK_STS_AGAIN (bio_split_rw_at()), so
-# the whole array request is requeued and dispatched again from kblockd.
+# the whole array request is requeued and dispatched again from kblockd;
+# member bios across a member's chunk_sectors boundary, split there.
 
 . "$(dirname "$0")/lib.sh"
 mqs_init
@@ -91,4 +94,37 @@ run_fio() {
 
 run_fio 512K "io_uring libaio"
 run_fio 64K "io_uring"
+
+# Members with a chunk_sectors (dm-stripe's chunk here; an NVMe drive's
+# NOIOB, md raid0's): two dm-stripe devices of 64K chunks, each over two
+# of the namespaces.  A bio across a 64K boundary of the member is split
+# there (dm_split_and_process_bio(), or bio_split_rw_at() for a blk-mq
+# member), and a NOWAIT one refused with BLK_STS_AGAIN.
+modprobe dm-mod 2>/dev/null
+if command -v dmsetup >/dev/null && dmsetup targets 2>/dev/null | grep -qw striped; then
+	half=$(($(blk_bytes "${M[0]}") / 512))
+	for m in "${M[@]}"; do half=$((half < $(blk_bytes "$m") / 512 ? half : $(blk_bytes "$m") / 512)); done
+	half=$((half / 256 * 256))
+	mqs_dm_create s0 "0 $((2 * half)) striped 2 128 ${M[0]} 0 ${M[1]} 0" ||
+		mqs_die "dm-stripe s0"
+	S0=$DM_DEV
+	mqs_dm_create s1 "0 $((2 * half)) striped 2 128 ${M[2]} 0 ${M[3]} 0" ||
+		mqs_die "dm-stripe s1"
+	S1=$DM_DEV
+	cs="$(qattr "$S0" chunk_sectors) $(qattr "$S1" chunk_sectors)"
+	if [ "$cs" = "0 0" ] && [ "$(kver_num)" -lt 612 ]; then
+		# the chunk is dm-stripe's own: nothing above it can see it
+		MQS_NCHECK=$((MQS_NCHECK + 1))
+		ktap_skip "$MQS_NCHECK" "[dm-stripe members] no member split a member bio" \
+			"dm-stripe of $(uname -r) does not publish its chunk as chunk_sectors"
+	else
+		check_eq "the dm-stripe members' chunk_sectors" "128 128" "$cs"
+		M=("$S0" "$S1")
+		run_fio 512K "io_uring libaio"
+	fi
+	mqs_dm_remove s0
+	mqs_dm_remove s1
+else
+	fail "dm-stripe members" "no dmsetup or no striped target"
+fi
 mqs_finish
