@@ -16,6 +16,14 @@
   kmsg.py known SEQ NAME...
                       print "NAME: first line" for each report of the
                       known kernel bugs NAME logged after SEQ
+  kmsg.py serve       answer requests on stdin, one a line, fields split
+                      by tabs: "mark TEXT", "scan SEQ" (as above) and
+                      "busy DEV..." (print the devices an O_EXCL open
+                      refuses: claimed; status 1 if any); after each
+                      answer a line "\x1eSTATUS" (2: the request failed,
+                      why is printed).  One process for a test's many
+                      marks and checks (lib.sh pyd_start: a process start
+                      costs about 0.5 s under TCG)
   kmsg.py jiffies     print the kernel's jiffies (from /proc/timer_list)
   kmsg.py leaks JIFFIES [FILE [JIFFIES=NAME...]]
                       print the kmemleak reports of FILE (default
@@ -183,7 +191,57 @@ def leaks(since, path, marks=()):
 HZ = 1000
 
 
+def mark(text):
+    """Write TEXT to /dev/kmsg, print the record's sequence; 0 or 1."""
+    with open("/dev/kmsg", "w") as f:
+        f.write(text + "\n")
+    seq = None
+    for s, msg in records():
+        if msg.endswith(text):
+            seq = s
+    if seq is None:
+        sys.stderr.write("kmsg.py: mark not found in /dev/kmsg\n")
+        return 1
+    print(seq)
+    return 0
+
+
+def busy(devs):
+    """Print the devices an O_EXCL open refuses; 1 if any."""
+    rc = 0
+    for d in devs:
+        try:
+            os.close(os.open(d, os.O_RDONLY | os.O_EXCL))
+        except OSError:
+            print(d)
+            rc = 1
+    return rc
+
+
+def serve():
+    """The requests of "serve" (see the usage above) until end of input."""
+    for line in sys.stdin:
+        args = line.rstrip("\n").split("\t")
+        try:
+            if args[0] == "mark" and len(args) == 2:
+                rc = mark(args[1])
+            elif args[0] == "scan" and len(args) == 2:
+                rc = show_bad([m for s, m in records() if s > int(args[1])])
+            elif args[0] == "busy":
+                rc = busy(args[1:])
+            else:
+                print("kmsg.py serve: bad request %r" % line)
+                rc = 2
+        except Exception as e:  # answer it: the caller must see it fail
+            print("kmsg.py serve: %r: %s" % (line, e))
+            rc = 2
+        print("\x1e%d" % rc, flush=True)
+    return 0
+
+
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "serve":
+        return serve()
     if len(sys.argv) == 2 and sys.argv[1] == "jiffies":
         print(jiffies())
         return 0
@@ -213,17 +271,7 @@ def main():
         with open(arg, encoding="utf-8", errors="replace") as f:
             return show_bad(f.read().splitlines(), allow)
     if cmd == "mark":
-        with open("/dev/kmsg", "w") as f:
-            f.write(arg + "\n")
-        seq = None
-        for s, msg in records():
-            if msg.endswith(arg):
-                seq = s
-        if seq is None:
-            sys.stderr.write("kmsg.py: mark not found in /dev/kmsg\n")
-            return 1
-        print(seq)
-        return 0
+        return mark(arg)
     seq = int(arg)
     msgs = [msg for s, msg in records() if s > seq]
     if cmd == "since":

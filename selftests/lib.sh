@@ -127,6 +127,19 @@ check_cmd() {
 	return $rc
 }
 
+# _mqs_grep_i ERE TEXT: some line of TEXT matches ERE, case-insensitive
+# (grep -qiE without a process: bash's =~ is the same regcomp ERE)
+_mqs_grep_i() {
+	local line had=0 rc=1
+	shopt -q nocasematch && had=1
+	shopt -s nocasematch
+	while IFS= read -r line; do
+		[[ $line =~ $1 ]] && { rc=0; break; }
+	done <<<"$2"
+	[ $had = 1 ] || shopt -u nocasematch
+	return $rc
+}
+
 # check_fails DESC RC ERE CMD... : CMD must exit with RC ("any" = non-zero)
 # and print exactly one line on stderr matching ERE (case-insensitive).
 # The stderr text is left in MQS_ERR.
@@ -136,15 +149,20 @@ check_fails() {
 	shift 3
 	"$@" >"$MQS_TMP/cf.out" 2>"$MQS_TMP/cf.err"
 	rc=$?
-	MQS_ERR=$(cat "$MQS_TMP/cf.err")
-	nl=$(grep -c '' "$MQS_TMP/cf.err")
+	# no cat or grep: a process start costs 0.1-0.5 s under TCG, and
+	# test_11 makes this check dozens of times
+	local -a lines
+	mapfile -t lines <"$MQS_TMP/cf.err"
+	nl=${#lines[@]}
+	printf -v MQS_ERR '%s\n' "${lines[@]}"
+	while [[ $MQS_ERR == *$'\n' ]]; do MQS_ERR=${MQS_ERR%$'\n'}; done
 	if [ "$exp_rc" = any ]; then
 		[ $rc -ne 0 ] || { ok=0; why+=("exit status 0, expected non-zero"); }
 	elif [ $rc -ne "$exp_rc" ]; then
 		ok=0
 		why+=("exit status $rc, expected $exp_rc")
 	fi
-	if ! grep -qiE -- "$re" <<<"$MQS_ERR"; then
+	if ! _mqs_grep_i "$re" "$MQS_ERR"; then
 		ok=0
 		why+=("stderr does not match /$re/i")
 	fi
@@ -198,6 +216,33 @@ klog_since() { "$PYTHON" -S "$MQS_DIR/kmsg.py" since "$1"; }
 # klog_scan SEQ: print bad lines (WARNING, BUG, ...) since SEQ, exit 1 if any
 klog_scan() { "$PYTHON" -S "$MQS_DIR/kmsg.py" scan "$1"; }
 
+# One kmsg.py for many requests (kmsg.py serve), for a test that marks,
+# scans and checks claims in a loop: a python start costs about 0.5 s
+# under TCG.  pyd_start once; then pyd REQUEST ARG...: the answer in
+# PYD_OUT (lines), the request's status as the return value (2: it
+# failed, or the server is gone).
+PYD_OUT=
+pyd_start() {
+	coproc MQS_PYD { "$PYTHON" -S -u "$MQS_DIR/kmsg.py" serve; }
+	MQS_BG+=("$MQS_PYD_PID")
+}
+pyd() {
+	local line req
+	PYD_OUT=
+	printf -v req '%s\t' "$@"
+	if [ -z "${MQS_PYD[1]:-}" ] ||
+		! printf '%s\n' "${req%$'\t'}" >&"${MQS_PYD[1]}"; then
+		PYD_OUT="kmsg.py serve is not running"
+		return 2
+	fi
+	while IFS= read -r line <&"${MQS_PYD[0]}"; do
+		[[ $line == $'\x1e'* ]] && return "${line#$'\x1e'}"
+		PYD_OUT+=$line$'\n'
+	done
+	PYD_OUT+="kmsg.py serve ended"
+	return 2
+}
+
 # check_klog DESC SEQ: a check that no bad line appeared since SEQ.
 check_klog() {
 	local out
@@ -219,9 +264,9 @@ blk_name() {
 	fi
 }
 blk_sys() { echo "/sys/class/block/$(blk_name "$1")"; }
-qattr() { cat "$(blk_sys "$1")/queue/$2" 2>/dev/null; }
+qattr() { local v; read -r v 2>/dev/null <"$(blk_sys "$1")/queue/$2" && echo "$v"; }
 blk_bytes() { blockdev --getsize64 "$1"; }
-blk_devno() { local d; d=$(cat "$(blk_sys "$1")/dev") && echo "$d"; }
+blk_devno() { local d; read -r d <"$(blk_sys "$1")/dev" && echo "$d"; }
 
 # Arrays that exist (mqstripeN names), and their /dev nodes.
 mqs_arrays() {
@@ -270,8 +315,14 @@ for d in sys.argv[1:]:
         print(d)' "$@"
 }
 
+# udevd runs from boot or not at all (run-vm.sh --udev): asked once
+MQS_UDEVD=
 mqs_settle() {
-	if pidof systemd-udevd udevd >/dev/null 2>&1; then
+	if [ -z "$MQS_UDEVD" ]; then
+		MQS_UDEVD=no
+		pidof systemd-udevd udevd >/dev/null 2>&1 && MQS_UDEVD=yes
+	fi
+	if [ "$MQS_UDEVD" = yes ]; then
 		udevadm settle --timeout=30 >/dev/null 2>&1
 	fi
 	return 0
@@ -474,14 +525,30 @@ mqs_dm_create() {
 	local name="mqst-$1" table=$2 kname
 	dmsetup create "$name" --noudevsync --table "$table" || return 1
 	MQS_DMS+=("$name")
-	kname=$(dmsetup info -c --noheadings -o blkdevname "$name" | tr -d ' ')
+	kname=$(dm_kname "$name")
 	DM_DEV=/dev/$kname
 	local i
-	for i in $(seq 50); do
+	for ((i = 0; i < 50; i++)); do
 		[ -b "$DM_DEV" ] && return 0
 		sleep 0.1
 	done
 	return 1
+}
+
+# dm_kname NAME: the kernel name (dm-N) of the dm device NAME, from sysfs
+# (no process per lookup: each costs under TCG), else from dmsetup
+dm_kname() {
+	local f n
+	for f in /sys/block/dm-*/dm/name; do
+		[ -e "$f" ] || continue
+		read -r n <"$f" 2>/dev/null || continue
+		if [ "$n" = "$1" ]; then
+			f=${f%/dm/name}
+			echo "${f##*/}"
+			return 0
+		fi
+	done
+	dmsetup info -c --noheadings -o blkdevname "$1" | tr -d ' '
 }
 
 mqs_dm_remove() {
@@ -663,21 +730,33 @@ pattern() { "$PYTHON" -S "$MQS_DIR/pattern.py" "$@"; }
 # j of directory i of ((i * FILES + j) * STEP KiB + ODD * j + 1) bytes, one
 # of a third of that plus one in sub/), a file of BIG MiB and each file
 # NAME of BYTES; their checksums in SUMS.
+# The files are written by one python process: a head per file (50 for
+# test_06's tree) cost 10-25 s under TCG.
 write_tree() {
-	local dir=$1 sums=$2 dirs=$3 files=$4 step=$5 odd=$6 big=$7 i j sz f
-	shift 7
-	for ((i = 0; i < dirs; i++)); do
-		mkdir -p "$dir/d$i/sub"
-		for ((j = 0; j < files; j++)); do
-			sz=$(((i * files + j) * step * 1024 + odd * j + 1))
-			head -c "$sz" /dev/urandom >"$dir/d$i/f$j"
-			head -c $((sz / 3 + 1)) /dev/urandom >"$dir/d$i/sub/g$j"
-		done
-	done
-	head -c $((big << 20)) /dev/urandom >"$dir/big"
-	for f in "$@"; do
-		head -c "${f#*=}" /dev/urandom >"$dir/${f%%=*}"
-	done
+	local dir=$1 sums=$2
+	"$PYTHON" -S - "$@" <<'PYEOF'
+import os, sys
+d, _, dirs, files, step, odd, big = sys.argv[1:8]
+dirs, files, step, odd, big = (int(x) for x in (dirs, files, step, odd, big))
+
+def put(path, n):
+    with open(path, "wb") as f:
+        while n > 0:
+            k = min(n, 1 << 20)
+            f.write(os.urandom(k))
+            n -= k
+
+for i in range(dirs):
+    os.makedirs("%s/d%d/sub" % (d, i), exist_ok=True)
+    for j in range(files):
+        sz = (i * files + j) * step * 1024 + odd * j + 1
+        put("%s/d%d/f%d" % (d, i, j), sz)
+        put("%s/d%d/sub/g%d" % (d, i, j), sz // 3 + 1)
+put("%s/big" % d, big << 20)
+for f in sys.argv[8:]:
+    name, size = f.split("=", 1)
+    put("%s/%s" % (d, name), int(size))
+PYEOF
 	(cd "$dir" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$sums"
 }
 

@@ -24,6 +24,9 @@ So any sector read back names where it was written and by which pass.
   pattern.py regions DEV SEED OFF:LEN:zero|pat...
         each range reads as zeroes or as the pattern SEED (tag = offset);
         one process for many ranges (a process start costs under TCG)
+  pattern.py each fill|check DEV:OFF:LEN:SEED...
+        "fill DEV OFF LEN SEED" or "check DEV OFF LEN SEED" of every range,
+        one after the other in one process; exit 1 if any check failed
   pattern.py discard DEV discard|zeroout OFF:LEN...
         BLKDISCARD or BLKZEROOUT of every range, all at once from threads
         on one non-exclusive descriptor (blkdiscard opens O_EXCL, so two
@@ -350,6 +353,16 @@ def main(argv):
                 if rc:
                     print("range %d+%d (%s) differs" % (off, length, kind))
                     bad += 1
+            return 1 if bad else 0
+        if cmd == "each" and len(pos) >= 1 and pos[0] in ("fill", "check"):
+            bad = 0
+            for r in pos[1:]:
+                dev, off, length, seed = r.rsplit(":", 3)
+                off, length, seed = num(off), num(length), num(seed)
+                if pos[0] == "fill":
+                    fill(dev, off, length, seed, off, False)
+                else:
+                    bad += check(dev, off, length, seed, off)
             return 1 if bad else 0
         if cmd == "discard" and len(pos) >= 3 and pos[1] in ("discard", "zeroout"):
             ranges = [tuple(num(x) for x in r.split(":")) for r in pos[2:]]

@@ -27,25 +27,64 @@ mapfile -t NV < <(nvme_disks)
 M=("${NV[@]:0:4}")
 IOCTL=$MQS_DIR/mqs_ioctl
 
-arrays() { mqs_arrays | tr '\n' ' '; mqs_nodes | tr '\n' ' '; }
+# The arrays and their nodes ("mqstripe0 /dev/mqstripe0 "), in ARRAYS.
+# In this shell, and marks, scans and claim checks by one kmsg.py
+# (pyd): a process start costs 0.1-1 s under TCG, and each case below
+# made a dozen.
+arrays() {
+	local d
+	ARRAYS=
+	for d in /sys/block/mqstripe*; do [ -e "$d" ] && ARRAYS+="${d##*/} "; done
+	for d in /dev/mqstripe[0-9]*; do [ -e "$d" ] && ARRAYS+="$d "; done
+	return 0
+}
+pyd_start
+
+# check_free DESC DEV...: no DEV claimed (an O_EXCL open works)
+check_free() {
+	local desc=$1
+	shift
+	if pyd busy "$@"; then
+		pass "$desc"
+	else
+		fail "$desc" "claimed: $PYD_OUT"
+	fi
+}
+
+# check_pyd_klog DESC SEQ: no bad line in the kernel log since SEQ
+check_pyd_klog() {
+	if [[ $2 =~ ^[0-9]+$ ]] && pyd scan "$2"; then
+		pass "$1"
+	else
+		fail "$1" "kernel log since the mark ${2:-(none)}:" "$PYD_OUT"
+	fi
+}
+
+# mark TEXT: a kernel log mark, its sequence number in MARK
+mark() {
+	pyd mark "mqstripe-selftest: $*"
+	MARK=${PYD_OUT%$'\n'}
+}
 
 # bad DESC RC ERE [--keep "arrays"] -- ARGS...: stripectl ARGS must fail
 # with RC and ERE on stderr; then nothing new exists, members free, log clean
 bad() {
-	local desc=$1 rc=$2 re=$3 before m mark
+	local desc=$1 rc=$2 re=$3 before m
 	shift 3
 	[ "$1" = -- ] && shift
-	before=$(arrays)
-	mark=$(klog_mark "test_11 case: $desc")
+	arrays
+	before=$ARRAYS
+	mark "test_11 case: $desc"
 	check_fails "$desc: exit $rc, message /$re/" "$rc" "$re" "$STRIPECTL" "$@"
-	check_eq "$desc: nothing left behind" "$before" "$(arrays)"
+	arrays
+	check_eq "$desc: nothing left behind" "$before" "$ARRAYS"
 	local free=()
 	for m in "${M[@]}"; do
 		# members that are legitimately busy in this case are skipped
 		[[ " ${BUSY[*]} " == *" $m "* ]] || free+=("$m")
 	done
-	check_eq "$desc: members free again (O_EXCL open works)" "" "$(blk_busy "${free[@]}")"
-	check_klog "$desc: no kernel warning" "$mark"
+	check_free "$desc: members free again (O_EXCL open works)" "${free[@]}"
+	check_pyd_klog "$desc: no kernel warning" "$MARK"
 }
 BUSY=()
 
@@ -85,7 +124,7 @@ if mqs_mount "${M[3]}" "$mp"; then
 		create "${MQS_FORCE[@]}" "${M[0]}" "${M[3]}"
 	umount "$mp"
 	BUSY=()
-	if blk_claimable "${M[3]}"; then pass "unmounted member free"; else fail "unmounted member free"; fi
+	check_free "unmounted member free" "${M[3]}"
 else
 	fail "mount ext4 on ${M[3]}"
 fi
@@ -173,7 +212,7 @@ SMALL=$DM_DEV
 BUSY=("${M[2]}")	# held by the dm device
 bad "a member smaller than data offset + one chunk" 1 \
 	"$(blk_name "$SMALL").*(too small|small|size)" -- create "${MQS_FORCE[@]}" --chunk 64K "${M[0]}" "$SMALL"
-if blk_claimable "$SMALL"; then pass "small member free again"; else fail "small member free again"; fi
+check_free "small member free again" "$SMALL"
 # exactly data offset + one chunk is enough
 if mqs_create --chunk 4K "$SMALL"; then
 	check_eq "a member of exactly data offset + one chunk gives one chunk" 4096 "$(blk_bytes "$MQS_DEV")"
@@ -196,8 +235,14 @@ if modprobe dm-zero 2>/dev/null || dmsetup targets | grep -q '^zero'; then
 	MQS_DMS+=("${names[@]}")
 	Z=()
 	if dmsetup create --noudevsync --concise "${concise%;}"; then
+		# their kernel names from sysfs: a dmsetup call each would take
+		# half a minute under TCG
+		declare -A kname=()
+		for f in /sys/block/dm-*/dm/name; do
+			read -r n <"$f" && f=${f%/dm/name} && kname[$n]=${f##*/}
+		done
 		for n in "${names[@]}"; do
-			Z+=("/dev/$(dmsetup info -c --noheadings -o blkdevname "$n" | tr -d ' ')")
+			Z+=("/dev/${kname[$n]:-$(dm_kname "$n")}")
 		done
 		bad "65 members x 16M chunk (stripe width > 1G)" 2 '--chunk.*(1G|1 GiB|width)' -- \
 			create "${MQS_FORCE[@]}" --chunk 16M "${Z[@]}"
@@ -212,16 +257,17 @@ fi
 
 # the control ABI directly
 if [ -x "$IOCTL" ]; then
-	mark=$(klog_mark "test_11 ioctl ABI")
+	mark "test_11 ioctl ABI"
 	import_checks "ioctl: " "$IOCTL" abi "${M[0]}" "${M[1]}" "${M[2]}"
-	check_eq "ioctl: nothing left behind" "" "$(arrays)"
+	arrays
+	check_eq "ioctl: nothing left behind" "" "$ARRAYS"
 	for m in "${M[@]:0:3}"; do
-		if blk_claimable "$m"; then pass "ioctl: $m free again"; else fail "ioctl: $m free again"; fi
+		check_free "ioctl: $m free again" "$m"
 	done
 	if command -v setpriv >/dev/null; then
 		import_checks "ioctl: " setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin "$IOCTL" eperm
 	fi
-	check_klog "ioctl: no kernel warning" "$mark"
+	check_pyd_klog "ioctl: no kernel warning" "$MARK"
 else
 	fail "mqs_ioctl built" "$IOCTL missing: run 'make -C selftests' on the host"
 fi
