@@ -1065,6 +1065,14 @@ static void mqs_teardown(struct mqs_array *a)
 	mqs_put_disk(a);
 }
 
+/* A failed create gives back the name and UUID it reserved. */
+static void mqs_unreserve(struct mqs_array *a)
+{
+	mutex_lock(&mqs_ctl_mutex);
+	list_del(&a->node);
+	mutex_unlock(&mqs_ctl_mutex);
+}
+
 /**
  * mqs_array_create() - MQSTRIPE_IOC_CREATE
  * @c: the command, checked for header and reserved fields by the caller;
@@ -1239,9 +1247,7 @@ out_del_disk:
 	mutex_lock(&a->disk->open_mutex);
 	WRITE_ONCE(a->dying, true);
 	mutex_unlock(&a->disk->open_mutex);
-	mutex_lock(&mqs_ctl_mutex);
-	list_del(&a->node);
-	mutex_unlock(&mqs_ctl_mutex);
+	mqs_unreserve(a);
 	mqs_teardown(a);
 	return err;
 
@@ -1260,9 +1266,7 @@ out_release:
 	WRITE_ONCE(a->dying, true);
 	mqs_release_members(a, claimed);
 	cancel_work_sync(&a->event_work);
-	mutex_lock(&mqs_ctl_mutex);
-	list_del(&a->node);
-	mutex_unlock(&mqs_ctl_mutex);
+	mqs_unreserve(a);
 out_stats_exit:
 	mqs_stats_exit(a);
 out_free:

@@ -770,6 +770,15 @@ static unsigned int mqs_phys_segs(struct request_queue *q, phys_addr_t addr,
 
 	if (offset_in_page(addr) + left <= PAGE_SIZE)
 		return 1;
+	if (left - 1 <= mask - (addr & mask)) {
+		/* no boundary inside (the common case): max_segment_size cuts */
+		segs = left <= mss ? 1 : div_u64(left + mss - 1, mss);
+		if (segs > max) {
+			segs = max;
+			*bytes = (u64)max * mss;
+		}
+		return segs;
+	}
 	while (left && segs < max) {
 		/* + 1 after the min: no overflow with a mask of ULONG_MAX */
 		u64 seg = min_t(u64, left,
