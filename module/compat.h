@@ -535,10 +535,16 @@ static inline struct gendisk *mqs_alloc_disk(struct blk_mq_tag_set *set,
 	disk->bdi->io_pages = ml->max_sectors >> (PAGE_SHIFT - SECTOR_SHIFT);
 	blk_queue_max_segments(q, ml->max_segments);
 	blk_queue_segment_boundary(q, ml->seg_boundary_mask);
+	/*
+	 * blk_queue_virt_boundary() sets max_segment_size to UINT_MAX, and
+	 * blk_queue_max_segment_size() warns beside a boundary; a stacking
+	 * driver keeps both (blk_stack_limits() in block/blk-settings.c,
+	 * as dm does): a member without a boundary may take smaller
+	 * segments than one with it.
+	 */
 	if (ml->virt_boundary_mask)
 		blk_queue_virt_boundary(q, ml->virt_boundary_mask);
-	else
-		blk_queue_max_segment_size(q, ml->max_segment_size);
+	q->limits.max_segment_size = ml->max_segment_size;
 	blk_queue_dma_alignment(q, ml->dma_alignment);
 	blk_queue_max_discard_sectors(q, ml->max_discard_sectors);
 	q->limits.discard_granularity = ml->discard_granularity;

@@ -1202,6 +1202,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	err = device_add_disk(NULL, a->disk, mqs_attr_groups);
 	if (err)
 		goto out_cleanup_disk;
+	mqs_cap_readahead(a->disk);
 	/* mqs_event_work() sends from now on (pairs with its acquire) */
 	smp_store_release(&a->disk_added, true);
 	/*

@@ -283,7 +283,12 @@ static void mqs_init_bio(struct bio *bio, struct request *rq,
  * io.latency of the members apply.  Made with the device, the bio would be
  * charged twice: to the current task by bio_init(), then moved to its
  * source's cgroup (__bio_clone() in block/bio.c): two blkg lookups where
- * one does.
+ * one does.  A member bio that gathers pieces of several bios of one
+ * request takes the first one's cgroup, which is every one's: the block
+ * layer merges a bio into a request, or two requests, only when their
+ * blkg is the same (blk_cgroup_mergeable() in blk_rq_merge_ok(),
+ * attempt_merge() and blk_attempt_bio_merge(), block/blk-merge.c, on
+ * 6.1 and 6.12).
  */
 static void mqs_bio_set_member(struct bio *bio, struct block_device *bdev,
 			       struct bio *src)

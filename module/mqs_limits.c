@@ -6,8 +6,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/backing-dev-defs.h>
 #include <linux/blkdev.h>
 #include <linux/minmax.h>
+#include <linux/pagemap.h>
 #include <linux/string.h>
 
 #include "mqs.h"
@@ -173,3 +175,37 @@ void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 	mqs_stack_integrity(a, ml);
 }
 
+
+/**
+ * mqs_cap_readahead() - bound the read-ahead the block layer gave the array
+ * @disk: the array's disk, just added (device_add_disk() returned 0)
+ *
+ * device_add_disk() sets read_ahead_kb to twice io_opt, the stripe width
+ * (blk_apply_bdi_limits() in block/blk-settings.c since 6.10,
+ * disk_update_readahead() in block/genhd.c before): up to 2 GiB for the
+ * widest stripe (1 GiB).  Every sequential reader's window, and every
+ * page fault of a mapped file (a read-around of the whole window:
+ * do_sync_mmap_readahead() in mm/filemap.c), would read that much.  The
+ * array keeps the block layer's rule up to two of its largest requests
+ * (2 x max_sectors_kb, at most 128 MiB: MQS_MAX_HW_SECTORS_CEILING), which
+ * is still two stripes whenever a stripe fits in one request, and never
+ * goes below the kernel's default (VM_READAHEAD_PAGES).
+ *
+ * A later write to the array's max_sectors_kb makes 6.10+ raise it to
+ * twice io_opt again (the block layer never lowers it); read_ahead_kb
+ * itself stays the admin's to set.
+ *
+ * Context: process context, before the array is published; the disk's
+ * openers (udev's probe) may read meanwhile, which is harmless.
+ */
+void mqs_cap_readahead(struct gendisk *disk)
+{
+	struct backing_dev_info *bdi = disk->bdi;
+	unsigned long cap;
+
+	/* 2 x max_sectors in pages: one shift fewer than sectors to pages */
+	cap = queue_max_sectors(disk->queue) >> (PAGE_SHIFT - SECTOR_SHIFT - 1);
+	cap = max_t(unsigned long, cap, VM_READAHEAD_PAGES);
+	if (bdi->ra_pages > cap)
+		bdi->ra_pages = cap;
+}

@@ -21,6 +21,7 @@
 
 struct mqs_array;
 struct block_device;
+struct gendisk;
 
 /**
  * struct mqs_limits - the array's queue limits, in the units struct
@@ -74,5 +75,6 @@ struct mqs_limits {
 };
 
 void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml);
+void mqs_cap_readahead(struct gendisk *disk);
 
 #endif /* MQS_LIMITS_H */

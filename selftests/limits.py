@@ -65,7 +65,8 @@ def main():
     for attr in ("logical_block_size", "physical_block_size", "max_hw_sectors_kb",
                  "max_sectors_kb", "max_segments", "discard_max_bytes",
                  "discard_granularity", "write_zeroes_max_bytes", "write_cache",
-                 "fua", "rotational", "dma_alignment"):
+                 "fua", "rotational", "dma_alignment", "max_segment_size",
+                 "virt_boundary_mask", "read_ahead_kb"):
         print("# %-22s members %-40s array %s" % (attr, m(attr), a(attr)))
 
     eq("logical_block_size = largest member's", max(m("logical_block_size")),
@@ -120,9 +121,12 @@ def main():
     eq("rotational = 0 only when every member is non-rotational",
        int(any(v == 1 for v in m("rotational"))), a("rotational"))
     oio = a("optimal_io_size")
-    if isinstance(oio, int):
-        ge("read_ahead_kb >= 2 x optimal_io_size / 1024", 2 * oio // 1024,
-           a("read_ahead_kb"))
+    if isinstance(oio, int) and isinstance(ms, int):
+        eq("read_ahead_kb = max(128, min(2 x optimal_io_size, 2 x max_sectors_kb))",
+           max(128, min(2 * oio // 1024, 2 * ms)), a("read_ahead_kb"))
+    mss = m("max_segment_size")
+    if None not in mss:
+        eq("max_segment_size = smallest member's", min(mss), a("max_segment_size"))
     if a("dma_alignment") is not None and None not in m("dma_alignment"):
         ge("dma_alignment >= largest member's", max(m("dma_alignment")),
            a("dma_alignment"))

@@ -14,7 +14,9 @@
 #     a multiple of it refused.
 # Catches: limits taken from one member only, chunk_sectors set (splits at
 # every chunk), max_sectors capped by the chunk or left at the block layer's
-# 1280 KiB, too few segments, discard/FUA/write-cache/rotational misreported.
+# 1280 KiB, too few segments, discard/FUA/write-cache/rotational misreported,
+# max_segment_size lost beside a virt boundary (6.1), read-ahead of twice a
+# stripe wider than the largest request (up to 2 GiB).
 
 . "$(dirname "$0")/lib.sh"
 mqs_init
@@ -145,6 +147,11 @@ if [ "$vd_pbs" = 4096 ] && [ "$vd_lbs" = 512 ] && [ ${#VD[@]} -ge 2 ]; then
 	if [ "$nv_lbs" = 512 ] && [ ${#NV[@]} -ge 2 ]; then
 		config "2 NVMe + 2 virtio-blk 512/4096, 64K chunk" 65536 "${NV[@]:0:2}" "${VD[@]:0:2}" &&
 			check_stop "$MQS_DEV"
+	fi
+	# a stripe wider than the largest request: read-ahead two requests
+	if [ "$nv_lbs" = 512 ] && [ ${#NV[@]} -ge 4 ]; then
+		config "4 NVMe + 2 virtio-blk, 16M chunk (stripe 96M)" $((16 << 20)) \
+			"${NV[@]:0:4}" "${VD[@]:0:2}" && check_stop "$MQS_DEV"
 	fi
 fi
 
