@@ -969,38 +969,46 @@ static int mqs_init_tag_set(struct mqs_array *a)
  * array): each level of such a stack gets a class of its own, its depth
  * (0 over plain devices, else one more than its deepest member array), so
  * that the lower array's lock held while the upper one's is taken is not
- * taken for recursion either.  The hardware contexts exist from the
- * disk's allocation on and are never reallocated (nr_hw_queues does not
- * change).
+ * taken for recursion either.  A level past the last class would share
+ * one with the level below it: CREATE refuses it (MQSTRIPE_ERR_STACK_DEPTH,
+ * mqs_check_stack_depth()).  Only a member that is an array itself counts:
+ * an array under another driver (dm, md) between two arrays is not seen.
+ * The hardware contexts exist from the disk's allocation on and are never
+ * reallocated (nr_hw_queues does not change).
  */
-#define MQS_FQ_LOCK_DEPTHS	4
-static struct lock_class_key mqs_fq_lock_keys[MQS_FQ_LOCK_DEPTHS];
+static struct lock_class_key mqs_fq_lock_keys[MQSTRIPE_MAX_STACK_DEPTH];
 
-static u32 mqs_stack_depth(struct mqs_array *a)
+/*
+ * The array's depth in a stack of arrays (see above), or a refusal naming
+ * the member array that is already at the deepest level.  The members are
+ * claimed by us: a member array cannot go away meanwhile.
+ */
+static int mqs_check_stack_depth(struct mqs_array *a, struct mqstripe_create *c)
 {
 	u32 i, depth = 0;
 
 	for (i = 0; i < a->nr_members; i++) {
 		struct gendisk *g = a->members[i].bdev->bd_disk;
+		u32 below;
 
-		/* claimed by us: that array cannot go away meanwhile */
-		if (g->fops == &mqs_fops)
-			depth = max(depth, ((struct mqs_array *)
-					    g->private_data)->depth + 1);
+		if (g->fops != &mqs_fops)
+			continue;
+		below = ((struct mqs_array *)g->private_data)->depth;
+		if (below + 1 >= MQSTRIPE_MAX_STACK_DEPTH)
+			return mqs_fail(c, i, MQSTRIPE_ERR_STACK_DEPTH, -EINVAL);
+		depth = max(depth, below + 1);
 	}
-	return depth;
+	a->depth = depth;
+	return 0;
 }
 
 static void mqs_set_fq_lock_class(struct mqs_array *a)
 {
-	struct lock_class_key *key;
 	struct blk_mq_hw_ctx *hctx;
 	unsigned long i;
 
-	a->depth = mqs_stack_depth(a);
-	key = &mqs_fq_lock_keys[min_t(u32, a->depth, MQS_FQ_LOCK_DEPTHS - 1)];
 	queue_for_each_hw_ctx(a->disk->queue, hctx, i)
-		blk_mq_hctx_set_fq_lock_class(hctx, key);
+		blk_mq_hctx_set_fq_lock_class(hctx, &mqs_fq_lock_keys[a->depth]);
 }
 
 /*
@@ -1149,6 +1157,9 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 			goto out_release;
 		min_size = min(min_size, a->members[claimed].size_sectors);
 	}
+	err = mqs_check_stack_depth(a, c);
+	if (err)
+		goto out_release;
 	if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES)
 		a->member_data_sectors = c->member_data_bytes >> SECTOR_SHIFT;
 	else

@@ -7,10 +7,12 @@
 # a sequential job starting at an odd sector make requests start and end
 # anywhere: across chunk and stripe boundaries.  Buffered jobs are verified a
 # second time after dropping the page cache, so the device itself is read.
-# Then an array on the array, fio with fsyncs through it.
+# Then a stack of 8 arrays on arrays, fio with fsyncs through its top, and a
+# ninth level refused.
 # Catches: data on the wrong member or offset, lost or torn parts of
 # multi-member requests, completion before all member bios are done, a
-# lockdep report when flushes of stacked arrays complete.
+# lockdep report when flushes of stacked arrays complete, a stack deeper
+# than its lock classes.
 
 . "$(dirname "$0")/lib.sh"
 mqs_init
@@ -89,19 +91,30 @@ else
 fi
 hugepages_restore
 
-# An array on an array: a flush of the upper one completes inside the
-# lower one's flush completion, which holds the lower queue's flush lock
-# while the upper one's is taken (on the debug kernel lockdep took the two
-# for one lock taken twice, "possible recursive locking", and turned
-# itself off).  fio with an fsync every 4 writes, verified.
-BOTTOM=$DEV
-mqs_must_create --chunk 64K "$BOTTOM"
-DEV=$MQS_DEV
-diag "$DEV: an array over $BOTTOM"
+# Arrays on arrays: a flush of an upper one completes inside the lower
+# one's flush completion, which holds the lower queue's flush lock while
+# the upper one's is taken (on the debug kernel lockdep took the two for
+# one lock taken twice, "possible recursive locking", and turned itself
+# off): each level has a lock class of its own.  A stack of the most
+# levels there are classes for (8, the bottom array included), fio with
+# an fsync every 4 writes through the top, verified; one level more is
+# refused, naming the member, and leaves nothing behind.
+STACK=("$DEV")
+for _ in 2 3 4 5 6 7 8; do
+	mqs_must_create --chunk 64K "${STACK[-1]}"
+	STACK+=("$MQS_DEV")
+done
+DEV=${STACK[-1]}
+diag "$DEV: level 8 of a stack of arrays: ${STACK[*]}"
 fio_job stacked-fsync --ioengine=libaio --iodepth=8 --direct=1 --rw=randwrite \
-	--fsync=4 --size=$((8 << 20))
-check_stop "$DEV"
-DEV=$BOTTOM
-
-check_stop "$DEV"
+	--fsync=4 --size=$((4 << 20))
+before=$(ls /sys/block)
+check_fails "create over level 8 of a stack: refused, naming the member" 1 \
+	"${DEV}: the member is an array at the deepest level of a stack of arrays already: at most 8 levels" \
+	"$STRIPECTL" create "${MQS_FORCE[@]}" --chunk 64K "$DEV"
+check_eq "refused create: no new disk" "$before" "$(ls /sys/block)"
+check_eq "refused create: no holder on $DEV" "" "$(ls "/sys/block/${DEV##*/}/holders")"
+for ((i = ${#STACK[@]} - 1; i >= 0; i--)); do
+	check_stop "${STACK[i]}"
+done
 mqs_finish

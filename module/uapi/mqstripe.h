@@ -46,6 +46,11 @@
 #define MQSTRIPE_SUPERBLOCK_END_BYTES		8192U
 #define MQSTRIPE_MIN_QUEUE_DEPTH		1
 #define MQSTRIPE_MAX_QUEUE_DEPTH		4096
+/*
+ * Arrays stacked on arrays: at most this many levels (an array over plain
+ * devices is level 1); CREATE refuses one more (MQSTRIPE_ERR_STACK_DEPTH).
+ */
+#define MQSTRIPE_MAX_STACK_DEPTH		8
 #define MQSTRIPE_DEFAULT_QUEUE_DEPTH		128
 #define MQSTRIPE_NAME_LEN			32	/* with the NUL */
 #define MQSTRIPE_UUID_LEN			16
@@ -151,6 +156,9 @@ enum mqstripe_error_code {
 	MQSTRIPE_ERR_QUEUE_DEPTH,	/* queue depth out of range */
 	MQSTRIPE_ERR_NAME_EXISTS,	/* another array has this name */
 	MQSTRIPE_ERR_UUID_EXISTS,	/* another array has this UUID */
+	MQSTRIPE_ERR_STACK_DEPTH,	/* the member is an array at the
+					 * deepest level of a stack already
+					 */
 	__MQSTRIPE_ERR_COUNT
 };
 

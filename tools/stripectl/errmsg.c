@@ -42,6 +42,7 @@ const char *mqs_error_code_name(uint32_t code)
 		[MQSTRIPE_ERR_QUEUE_DEPTH] = "QUEUE_DEPTH",
 		[MQSTRIPE_ERR_NAME_EXISTS] = "NAME_EXISTS",
 		[MQSTRIPE_ERR_UUID_EXISTS] = "UUID_EXISTS",
+		[MQSTRIPE_ERR_STACK_DEPTH] = "STACK_DEPTH",
 	};
 
 	if (code < ARRAY_SIZE(names) && names[code])
@@ -283,6 +284,11 @@ void mqs_create_error(int err, uint32_t code, uint32_t member,
 		put(buf, len,
 		    "--uuid %s: an array with this UUID exists already: give another or leave out --uuid (see 'stripectl list')",
 		    req->uuid ? req->uuid : "(random)");
+		return;
+	case MQSTRIPE_ERR_STACK_DEPTH:
+		put(buf, len,
+		    "%s: the member is an array at the deepest level of a stack of arrays already: at most %d levels of arrays on arrays",
+		    who, MQSTRIPE_MAX_STACK_DEPTH);
 		return;
 	}
 	put(buf, len,

@@ -481,6 +481,7 @@ static void test_create_errors(void)
 		{ MQSTRIPE_ERR_QUEUE_DEPTH, EINVAL, "--queue-depth 128", false },
 		{ MQSTRIPE_ERR_NAME_EXISTS, EEXIST, "--name 'db': an array with this name exists already", false },
 		{ MQSTRIPE_ERR_UUID_EXISTS, EEXIST, "--uuid 01234567-89ab-cdef-0123-456789abcdef: an array with this UUID", false },
+		{ MQSTRIPE_ERR_STACK_DEPTH, EINVAL, "an array at the deepest level of a stack of arrays already: at most 8 levels", true },
 	};
 	struct mqs_member_dev members[2] = {
 		{ .path = "/dev/nvme0n1", .size_bytes = 1ULL << 40,
