@@ -102,7 +102,7 @@ static void mqs_stack_integrity(struct mqs_array *a, struct mqs_limits *ml)
  * @ml: filled in; every field set (sectors are 512-byte sectors, sizes
  *      bytes, as in struct queue_limits)
  *
- * Rules in README "Queue limits"; the stacking semantics follow
+ * Rules in docs/IO_PATH.md "Queue limits"; the stacking semantics follow
  * blk_stack_limits() in block/blk-settings.c, our own hints (io_min the
  * chunk, io_opt the stripe width) follow dm-stripe's io_hints
  * (drivers/md/dm-stripe.c).  The member-derived minimums are taken in

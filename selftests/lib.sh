@@ -29,10 +29,11 @@ else
 fi
 MQS_DEFAULT_DATA_OFFSET=$((1 << 20))
 MQS_DEFAULT_CHUNK=$((512 << 10))
-# Ceiling of max_hw_sectors_kb documented by the module (README "Limits");
-# override with MQS_MAX_HW_CEILING_KB when the documented value changes.
-if [ -z "${MQS_MAX_HW_CEILING_KB:-}" ] && [ -r "$MQS_REPO/README.md" ]; then
-	MQS_MAX_HW_CEILING_KB=$(grep -m1 '^| .max_hw_sectors_kb. |' "$MQS_REPO/README.md" |
+# Ceiling of max_hw_sectors_kb documented by the module (docs/IO_PATH.md,
+# "Queue limits"); override with MQS_MAX_HW_CEILING_KB when the documented
+# value changes.
+if [ -z "${MQS_MAX_HW_CEILING_KB:-}" ] && [ -r "$MQS_REPO/docs/IO_PATH.md" ]; then
+	MQS_MAX_HW_CEILING_KB=$(grep -m1 '^| .max_hw_sectors_kb. |' "$MQS_REPO/docs/IO_PATH.md" |
 		sed -n 's/.*at most \([0-9][0-9]*\).*/\1/p')
 fi
 MQS_MAX_HW_CEILING_KB=${MQS_MAX_HW_CEILING_KB:-32768}

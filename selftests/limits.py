@@ -5,7 +5,7 @@
   limits.py ARRAY CHUNK_BYTES MEMBER...
 
 Every expected value is computed here from what the members report, by the
-rules of the README's "Queue limits" section; prints "ok N desc" / "not ok N desc"
+rules of docs/IO_PATH.md, "Queue limits"; prints "ok N desc" / "not ok N desc"
 with expected and actual values, exit 1 if any check failed.
 
 Environment: MQS_MAX_HW_CEILING_KB (documented max_hw_sectors_kb ceiling),

@@ -3,7 +3,7 @@
 # mqs-boots: main lbs4k
 #
 # Queue limits.  Every expected value is computed by limits.py from the
-# members' own sysfs values (rules: the README's "Queue limits").  The configurations
+# members' own sysfs values (rules: docs/IO_PATH.md, "Queue limits").  The configurations
 # run are those the guest's drives allow, so run.sh boots twice:
 #   NVMe 512-byte blocks (+ virtio-blk 512/4096): uniform 4 members, 1 and 3
 #     members, a wide stripe, one member with a lowered max_sectors_kb, one

@@ -20,7 +20,7 @@
 # are reported skipped (make debug-kernel builds one, about 40 min).
 # CHECK_DEBUG_SUITES (default "selftests") chooses what runs on it: the
 # persistence suite ("persist") runs on the Debian kernels only by default,
-# to keep make check within the CI budget (README.md, "Reliability");
+# to keep make check within the CI budget (selftests/README.md, "Time");
 # CHECK_DEBUG_TESTS (default: a list, below; "all" for every test) limits
 # the debug kernel's selftests (run.sh TEST arguments, run in that order).
 # CHECK_BUDGET (seconds, default 2400; 0: none): a debug-kernel test not

@@ -17,7 +17,7 @@
 #       build/deb/stripectl_<v>_<arch>.deb (tools/debian/), then lintian
 #   make pkg-check         the tests of these (tools/tests/pkg/)
 #   make boot-check        boot tests: a Debian image booted with systemd
-#   make bench, make bench-smoke   tools/bench/
+#   make bench, make bench-smoke, make bench-table   tools/bench/
 
 # Kernels the VM tests boot: Debian's 6.1 and 6.12 (see tools/vm/).
 VM_KERNELS ?= $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/6.1.*-amd64/build /lib/modules/6.12.*-amd64/build)))
@@ -29,7 +29,7 @@ endif
 MODULE_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h module/uapi/*.h module/probes/*.c) module/probe.sh
 
 .PHONY: debug-module debug-kernel deps vm-modules check unit-check demo dev-clean \
-	dkms-install dkms-uninstall deb pkg-check boot-check bench bench-smoke
+	dkms-install dkms-uninstall deb pkg-check boot-check bench bench-smoke bench-table
 
 # One out-of-tree copy per kernel, so builds for several kernels coexist:
 # build/<release>/mqstripe.ko, loaded by the VM tests.
@@ -162,4 +162,11 @@ bench: deps
 bench-smoke: deps
 	$(MAKE) stripectl vm-modules
 	sh tools/bench/smoke.sh
+
+# The README's table of figures (tools/bench/table.py): made again from the
+# results files its first line names, or from other ones:
+#   make bench-table [BENCH_RESULTS="bench-results/<run>/results.json ..."]
+# tools/tests/test_bench_table.py checks that the table is current.
+bench-table:
+	python3 tools/bench/table.py README.md $(BENCH_RESULTS)
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared by the host tests of the bench report (test_bench_cpu.py,
-test_bench_fabric.py): KTAP result lines, the host files bench.sh writes
+test_bench_fabric.py, test_bench_table.py): KTAP result lines, the host files bench.sh writes
 into a results directory, report.py and validate.py on one."""
 import json
 import os

@@ -4,7 +4,8 @@
 # stripectl(8): renders without warnings (MANWIDTH=80 man --warnings -l),
 # and documents exactly the commands of "stripectl --help" and, for each,
 # exactly the options (short form, long form, argument) of
-# "stripectl COMMAND --help"; the global options likewise.
+# "stripectl COMMAND --help"; the global options likewise; the stripectl
+# command lines of README.md name commands and options of --help.
 set -u
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -81,6 +82,29 @@ for c in "${cmds[@]}"; do
 		diag <"$TMP/d"
 	fi
 done
+
+# README.md: every "stripectl COMMAND --option" line of its sh blocks names
+# a command of --help and, for each option, one that "stripectl COMMAND
+# --help" lists (so README, --help and the man page agree).
+README=$TOP/README.md
+awk '/^```/ { on = !on; next } on && /^stripectl [a-z]/' "$README" |
+	sed 's/#.*//' >"$TMP/readme-lines"
+[ -s "$TMP/readme-lines" ] || not_ok "README.md shows stripectl commands"
+while read -r _ c rest; do
+	if ! printf '%s\n' "${cmds[@]}" | grep -qx -- "$c"; then
+		not_ok "README.md: stripectl $c is a command of --help"
+		continue
+	fi
+	bad=
+	for o in $(printf '%s\n' "$rest" | grep -oE -- '(^| )--[a-z][a-z-]*' | tr -d ' '); do
+		grep -qE -- "(^| )$o( |$)" "$TMP/help-$c" || bad="$bad $o"
+	done
+	if [ -z "$bad" ]; then
+		ok "README.md: stripectl $c $(printf '%s' "$rest" | grep -oE -- '--[a-z-]+' | xargs)"
+	else
+		not_ok "README.md: stripectl $c: not in its --help:$bad"
+	fi
+done <"$TMP/readme-lines"
 
 "$STRIPECTL" --help | help_options >"$TMP/help-global"
 section OPTIONS | help_options >"$TMP/man-global"
