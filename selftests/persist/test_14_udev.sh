@@ -17,12 +17,19 @@
 # it runs starts the array, as a device-mapper map's activation does; a
 # device that multipath-tools' rules mark as a path of a multipath map
 # (DM_MULTIPATH_DEVICE_PATH=1 or ID_FS_TYPE=mpath_member) is taken as a
-# member neither by its add event nor by assemble --scan.
+# member neither by its add event nor by assemble --scan.  What other
+# tools see on a member: of a running array, mkfs.ext4, mkfs.xfs and
+# wipefs -a fail busy and leave the superblock; of a stopped one, udev's
+# database and lsblk -f say mqstripe_member while blkid -p and wipefs see
+# nothing (no libblkid prober) and wipefs -a leaves the superblock;
+# mkfs.ext4 without -F writes over it, and then assemble and examine name
+# the device and the ext4 filesystem on it; zero-superblock removes it.
 # Catches: a rule that never matches, a name link missing or left behind
 # (also after a rename),
 # an array's filesystem without by-uuid link (fstab's UUID= never
 # mounted at boot), an array restarted by the events of its own stop, an
-# array started on a multipath path (the map could then never form).
+# array started on a multipath path (the map could then never form), a
+# member written over that assemble reports only as "no superblock".
 
 # shellcheck source=SCRIPTDIR/../lib_persist.sh
 . "$(dirname "$0")/../lib_persist.sh"
@@ -290,6 +297,67 @@ for d in "${L[9]}" "${L[10]}" "${L[11]}"; do
 done
 udevadm settle --timeout=60
 check_started "$MUUID" "without the marks the add events start it" "${L[9]}" "${L[10]}" "${L[11]}"
+udevadm settle --timeout=60
+rm -rf "/run/mqstripe/$MUUID"
+
+# What other tools see on a member.  libblkid has no mqstripe prober
+# (docs/LIBBLKID.md): blkid -p and wipefs see nothing on a member, and
+# mkfs neither warns nor refuses.  udev's database (the rule) and
+# stripectl examine are the checks; a running array's members are held
+# exclusively, so mkfs and wipefs -a fail there; zero-superblock is what
+# wipefs -a is not; assemble names a member written over and what is on
+# it now.  The members of the array "mpath" above: L9 slot 0, L10 slot 1.
+K0=${L[9]} K1=${L[10]}
+A=$("$STRIPECTL" assemble "${L[9]}" "${L[10]}" "${L[11]}" 2>&1)
+[ -b "$A" ] || mqs_die "assemble the array over ${L[9]}, ${L[10]} and ${L[11]}" "$A"
+track_array "$A"
+udevadm settle --timeout=60
+# sbid DEV: array UUID and slot of DEV's valid superblock, one examine
+sbid() {
+	"$STRIPECTL" examine --export "$1" 2>/dev/null |
+		sed -n 's/^MQSTRIPE_ARRAY_UUID=//p; s/^MQSTRIPE_SLOT=//p' | xargs
+}
+for c in "mkfs.ext4 -q -F" "mkfs.xfs -q -f" "wipefs -a"; do
+	out=$($c "$K0" 2>&1 </dev/null)
+	rc=$?
+	if [ $rc -ne 0 ] && [[ $out == *busy* || $out == *"in use"* ]]; then
+		pass "running array: $c $K0 fails, busy ($out)"
+	else
+		fail "running array: $c $K0 fails, busy" "exit status $rc" "output: $out"
+	fi
+done
+check_eq "... the superblock is intact: examine reads slot 0 of $MUUID" "$MUUID 0" "$(sbid "$K0")"
+check_stop "$A"
+udevadm settle --timeout=60
+# stopped: udev's database and lsblk -f know the member, libblkid does not
+check_eq "stopped array: lsblk -f of $K0 says mqstripe_member, usage raid" \
+	"mqstripe_member raid $MUUID" \
+	"$(udevadm info --query=property "$K0" | sed -n 's/^ID_FS_TYPE=//p; s/^ID_FS_USAGE=//p; s/^ID_FS_UUID=//p' | xargs)"
+check_eq "... lsblk -o NAME,FSTYPE" "mqstripe_member" "$(lsblk -dno FSTYPE "$K0")"
+out=$(blkid -p "$K0" 2>&1)
+check_eq "... blkid -p finds nothing (exit status 2; no libblkid prober)" "2 " "$? $out"
+check_eq "... wipefs lists nothing" "" "$(wipefs "$K0" 2>&1)"
+check_cmd "... wipefs -a $K0 exits 0" wipefs -a "$K0"
+check_eq "... and leaves the superblock: examine reads slot 0 of $MUUID" "$MUUID 0" "$(sbid "$K0")"
+# mkfs over a stopped member: no warning, no question, no -F needed
+check_cmd "mkfs.ext4 (no -F, no terminal) over the stopped member $K1: exit 0" \
+	bash -c "mkfs.ext4 -q '$K1' </dev/null"
+udevadm settle --timeout=60
+fsuuid=$(blkid -p -s UUID -o value "$K1")
+check_eq "... lsblk -f of $K1 now says ext4" ext4 "$(lsblk -dno FSTYPE "$K1")"
+check_fails "... assemble refuses, naming $K1 and the ext4 filesystem on it" 1 \
+	"^stripectl: $K1: no mqstripe superblock, it holds a filesystem \(ext4, UUID $fsuuid\): .*written over" \
+	"$STRIPECTL" assemble "${L[9]}" "${L[10]}" "${L[11]}"
+check_fails "... examine $K1 says so" 1 \
+	"^stripectl: $K1: no mqstripe superblock, it holds a filesystem \(ext4, UUID $fsuuid\)$" \
+	"$STRIPECTL" examine "$K1"
+check_no_arrays "... nothing started"
+# zero-superblock: what wipefs -a does for other signatures
+check_cmd "zero-superblock $K0 ${L[11]}" "$STRIPECTL" zero-superblock "$K0" "${L[11]}"
+udevadm settle --timeout=60
+check_eq "... examine finds no superblock, lsblk -f no FSTYPE on them" "1  " \
+	"$("$STRIPECTL" examine --export "$K0" >/dev/null 2>&1; echo $?) $(lsblk -dno FSTYPE "$K0" | xargs) $(lsblk -dno FSTYPE "${L[11]}" | xargs)"
+wipefs -qa "$K1" >/dev/null 2>&1
 udevadm settle --timeout=60
 rm -rf "/run/mqstripe/$MUUID"
 
