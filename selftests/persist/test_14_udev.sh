@@ -346,10 +346,10 @@ udevadm settle --timeout=60
 fsuuid=$(blkid -p -s UUID -o value "$K1")
 check_eq "... lsblk -f of $K1 now says ext4" ext4 "$(lsblk -dno FSTYPE "$K1")"
 check_fails "... assemble refuses, naming $K1 and the ext4 filesystem on it" 1 \
-	"^stripectl: $K1: no mqstripe superblock, it holds a filesystem \(ext4, UUID $fsuuid\): .*written over" \
+	"^stripectl: $K1: no mqstripe superblock: not a member of an array, or one written over since .*: it holds a filesystem \(ext4, UUID $fsuuid\) \(see " \
 	"$STRIPECTL" assemble "${L[9]}" "${L[10]}" "${L[11]}"
 check_fails "... examine $K1 says so" 1 \
-	"^stripectl: $K1: no mqstripe superblock, it holds a filesystem \(ext4, UUID $fsuuid\)$" \
+	"^stripectl: $K1: no mqstripe superblock: it holds a filesystem \(ext4, UUID $fsuuid\)$" \
 	"$STRIPECTL" examine "$K1"
 check_no_arrays "... nothing started"
 # zero-superblock: what wipefs -a does for other signatures

@@ -226,7 +226,7 @@ static void report_cand_hint(const struct mqs_cand *c, const char *hint)
 			  strerror(c->read_err));
 	else if (c->status == MQS_SB_NONE &&
 		 mqs_signatures_at(c->path, desc, sizeof(desc)))
-		mqs_error("%s: %s, it holds %s: not a member of an array, or a member written over since (its data in the array is then lost; see 'stripectl examine %s')%s",
+		mqs_error("%s: %s: not a member of an array, or one written over since (its data in the array lost): it holds %s (see 'stripectl examine %s')%s",
 			  c->path, c->why, desc, c->path, hint);
 	else if (c->status == MQS_SB_NONE)
 		mqs_error("%s: %s: not a member of an array (see 'stripectl examine %s')%s",

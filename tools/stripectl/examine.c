@@ -404,7 +404,7 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 		ops->none(&c);
 		/* what is there instead, as blkid would show it */
 		if (mqs_signatures_at(c.path, desc, sizeof(desc)))
-			mqs_error("%s: %s, it holds %s", c.path, c.why, desc);
+			mqs_error("%s: %s: it holds %s", c.path, c.why, desc);
 		else
 			mqs_error("%s: %s", c.path, c.why);
 		mqs_cand_free(&c);

@@ -208,7 +208,7 @@ expect 1 "^stripectl: $TMP/regular: no mqstripe superblock" examine "$TMP/regula
 # no superblock but what libblkid knows (mkfs over a member): named
 if command -v mkfs.ext4 >/dev/null; then
 	truncate -s 8M "$TMP/ext4" && mkfs.ext4 -q -F -U 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 "$TMP/ext4"
-	expect 1 "^stripectl: $TMP/ext4: no mqstripe superblock, it holds a filesystem \(ext4, UUID 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\)$" \
+	expect 1 "^stripectl: $TMP/ext4: no mqstripe superblock: it holds a filesystem \(ext4, UUID 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\)$" \
 		examine "$TMP/ext4"
 fi
 # --json without a superblock: exit 1, the reason on stderr, and still a
