@@ -105,9 +105,22 @@ check_num() {
 check_ge() { check_num -ge "$@"; }
 check_le() { check_num -le "$@"; }
 
+# _mqs_grep_i ERE TEXT: some line of TEXT matches ERE, case-insensitive
+# (grep -qiE without a process: bash's =~ is the same regcomp ERE)
+_mqs_grep_i() {
+	local line had=0 rc=1
+	shopt -q nocasematch && had=1
+	shopt -s nocasematch
+	while IFS= read -r line; do
+		[[ $line =~ $1 ]] && { rc=0; break; }
+	done <<<"$2"
+	[ $had = 1 ] || shopt -u nocasematch
+	return $rc
+}
+
 # check_match DESC ERE TEXT (case-insensitive)
 check_match() {
-	if grep -qiE -- "$2" <<<"$3"; then
+	if _mqs_grep_i "$2" "$3"; then
 		pass "$1"
 	else
 		fail "$1" "expected to match /$2/i" "actual: '$3'"
@@ -125,19 +138,6 @@ check_cmd() {
 	else
 		fail "$desc" "command: $*" "exit status $rc, expected 0" "$out"
 	fi
-	return $rc
-}
-
-# _mqs_grep_i ERE TEXT: some line of TEXT matches ERE, case-insensitive
-# (grep -qiE without a process: bash's =~ is the same regcomp ERE)
-_mqs_grep_i() {
-	local line had=0 rc=1
-	shopt -q nocasematch && had=1
-	shopt -s nocasematch
-	while IFS= read -r line; do
-		[[ $line =~ $1 ]] && { rc=0; break; }
-	done <<<"$2"
-	[ $had = 1 ] || shopt -u nocasematch
 	return $rc
 }
 

@@ -27,6 +27,12 @@ So any sector read back names where it was written and by which pass.
   pattern.py each fill|check DEV:OFF:LEN:SEED...
         "fill DEV OFF LEN SEED" or "check DEV OFF LEN SEED" of every range,
         one after the other in one process; exit 1 if any check failed
+  pattern.py batch
+        one of the commands above per line of stdin, "DESC<TAB>COMMAND<TAB>
+        ARG<TAB>...", in order in this process: each prints "ok N DESC" or
+        "not ok N DESC" (its output as "# " lines), then the plan; exit 1
+        if any failed (lib.sh import_checks reads it; one python start
+        instead of one per command)
   pattern.py discard DEV discard|zeroout OFF:LEN...
         BLKDISCARD or BLKZEROOUT of every range, all at once from threads
         on one non-exclusive descriptor (blkdiscard opens O_EXCL, so two
@@ -376,5 +382,33 @@ def main(argv):
     return 2
 
 
+def batch():
+    import io
+    from contextlib import redirect_stdout
+    n = bad = 0
+    for line in sys.stdin:
+        line = line.rstrip("\n")
+        if not line:
+            continue
+        desc, *args = line.split("\t")
+        n += 1
+        out = io.StringIO()
+        try:
+            with redirect_stdout(out):
+                rc = main(["pattern.py"] + args)
+        except Exception as e:  # a broken step fails, the others run
+            out.write("pattern.py %s: %r\n" % (" ".join(args), e))
+            rc = 1
+        print("%s %d %s" % ("ok" if rc == 0 else "not ok", n, desc))
+        for o in out.getvalue().splitlines():
+            print("# " + o)
+        bad += rc != 0
+        sys.stdout.flush()
+    print("1..%d" % n)
+    return 1 if bad else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["batch"]:
+        sys.exit(batch())
     sys.exit(main(sys.argv))

@@ -48,6 +48,20 @@ guard() {
 	return $ok
 }
 
+# steps DESC PATTERN-ARGS...: a step of the next steps_run, which runs
+# them in order in one pattern.py (batch), each a check
+STEPS=()
+steps() {
+	local line
+	printf -v line '%s\t' "$@"
+	STEPS+=("${line%$'\t'}")
+}
+steps_run() {
+	printf '%s\n' "${STEPS[@]}" >"$MQS_TMP/steps"
+	STEPS=()
+	import_checks "" pattern batch <"$MQS_TMP/steps"
+}
+
 # geometry NAME CHUNK DOFF [create options] -- MEMBER...
 # The members are written directly only while no array holds them (the
 # module may open them with write restrictions).
@@ -72,12 +86,15 @@ geometry() {
 		return
 	fi
 	check_eq "$name: capacity" "$cap" "$(blk_bytes "$MQS_DEV")"
-	check_cmd "$name: write the pattern through the array (odd IO sizes)" \
-		pattern fill "$MQS_DEV" 0 "$cap" 11 --vary
-	check_cmd "$name: array reads back what was written" \
-		pattern check "$MQS_DEV" 0 "$cap" 11
-	check_cmd "$name: members hold every chunk where the rule puts it" \
-		pattern mapcheck "$MQS_DEV" "$chunk" "$doff" 11 "${members[@]}"
+	# the steps of each direction in one pattern.py (pattern batch: a
+	# check per step, as check_cmd made; a python start costs under TCG)
+	steps "$name: write the pattern through the array (odd IO sizes)" \
+		fill "$MQS_DEV" 0 "$cap" 11 --vary
+	steps "$name: array reads back what was written" \
+		check "$MQS_DEV" 0 "$cap" 11
+	steps "$name: members hold every chunk where the rule puts it" \
+		mapcheck "$MQS_DEV" "$chunk" "$doff" 11 "${members[@]}"
+	steps_run
 	local dev=$MQS_DEV
 	check_stop "$dev"
 	if guard check; then
@@ -92,12 +109,13 @@ geometry() {
 		fail "$name: create again"
 		return
 	fi
-	check_cmd "$name: the array reads what the members hold, by the rule" \
-		pattern check "$MQS_DEV" 0 "$cap" 12
-	check_cmd "$name: the same read in odd IO sizes" \
-		pattern check "$MQS_DEV" 0 "$cap" 12 --vary
-	check_cmd "$name: 1 MiB read ending at the array's end" \
-		pattern check "$MQS_DEV" $((cap - (1 << 20))) $((1 << 20)) 12
+	steps "$name: the array reads what the members hold, by the rule" \
+		check "$MQS_DEV" 0 "$cap" 12
+	steps "$name: the same read in odd IO sizes" \
+		check "$MQS_DEV" 0 "$cap" 12 --vary
+	steps "$name: 1 MiB read ending at the array's end" \
+		check "$MQS_DEV" $((cap - (1 << 20))) $((1 << 20)) 12
+	steps_run
 	check_stop "$MQS_DEV"
 }
 

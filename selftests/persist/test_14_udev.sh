@@ -17,12 +17,19 @@
 # it runs starts the array, as a device-mapper map's activation does; a
 # device that multipath-tools' rules mark as a path of a multipath map
 # (DM_MULTIPATH_DEVICE_PATH=1 or ID_FS_TYPE=mpath_member) is taken as a
-# member neither by its add event nor by assemble --scan.
+# member neither by its add event nor by assemble --scan.  What other
+# tools see on a member: of a running array, mkfs.ext4, mkfs.xfs and
+# wipefs -a fail busy and leave the superblock; of a stopped one, udev's
+# database and lsblk -f say mqstripe_member while blkid -p and wipefs see
+# nothing (no libblkid prober) and wipefs -a leaves the superblock;
+# mkfs.ext4 without -F writes over it, and then assemble and examine name
+# the device and the ext4 filesystem on it; zero-superblock removes it.
 # Catches: a rule that never matches, a name link missing or left behind
 # (also after a rename),
 # an array's filesystem without by-uuid link (fstab's UUID= never
 # mounted at boot), an array restarted by the events of its own stop, an
-# array started on a multipath path (the map could then never form).
+# array started on a multipath path (the map could then never form), a
+# member written over that assemble reports only as "no superblock".
 
 # shellcheck source=SCRIPTDIR/../lib_persist.sh
 . "$(dirname "$0")/../lib_persist.sh"
@@ -146,21 +153,23 @@ check_eq "members clean after the stop" "clean clean clean clean" \
 # change event when it runs starts the array on it.  After a stop, the
 # change events of the stop's own writes start nothing; after a reboot
 # (/run empty) the next activation starts the array again.
-# check_started UUID WHAT DEV...: the array UUID runs over exactly the
-# DEVs (its slaves); then it is stopped.
-check_started() {
-	local uuid=$1 what=$2 a
+# check_runs UUID WHAT DEV...: the array UUID runs over exactly the DEVs
+# (its slaves), as STARTED; check_started: the same, then it is stopped.
+check_runs() {
+	local uuid=$1 what=$2
 	shift 2
-	a=$(array_by_uuid "$uuid")
-	if [ -z "$a" ]; then
+	STARTED=$(array_by_uuid "$uuid")
+	if [ -z "$STARTED" ]; then
 		fail "$what" "$(ls -l "/run/mqstripe/$uuid" 2>&1)"
-		return
+		return 1
 	fi
-	track_array "$a"
+	track_array "$STARTED"
 	check_eq "$what: its members" \
 		"$(for d in "$@"; do blk_name "$(readlink -f "$d")"; done | sort | xargs)" \
-		"$(find "/sys/block/${a#/dev/}/slaves/" -mindepth 1 -printf '%f\n' | sort | xargs)"
-	check_stop "$a"
+		"$(find "/sys/block/${STARTED#/dev/}/slaves/" -mindepth 1 -printf '%f\n' | sort | xargs)"
+}
+check_started() {
+	check_runs "$@" && check_stop "$STARTED"
 }
 MDRULE=/etc/udev/rules.d/64-md-raid-assembly.rules
 MDNAME=mqsleg
@@ -289,8 +298,59 @@ for d in "${L[9]}" "${L[10]}" "${L[11]}"; do
 	udevadm trigger --action=add "/sys/class/block/$(blk_name "$d")"
 done
 udevadm settle --timeout=60
-check_started "$MUUID" "without the marks the add events start it" "${L[9]}" "${L[10]}" "${L[11]}"
+check_runs "$MUUID" "without the marks the add events start it" "${L[9]}" "${L[10]}" "${L[11]}"
+
+# What other tools see on a member.  libblkid has no mqstripe prober
+# (docs/LIBBLKID.md): blkid -p and wipefs see nothing on a member, and
+# mkfs neither warns nor refuses.  udev's database (the rule) and
+# stripectl examine are the checks; a running array's members are held
+# exclusively, so mkfs and wipefs -a fail there; zero-superblock is what
+# wipefs -a is not; assemble names a member written over and what is on
+# it now.  The members of the array "mpath" above: L9 slot 0, L10 slot 1.
+K0=${L[9]} K1=${L[10]}
+# sbid DEV: array UUID and slot of DEV's valid superblock, one examine
+sbid() {
+	"$STRIPECTL" examine --export "$1" 2>/dev/null |
+		sed -n 's/^MQSTRIPE_ARRAY_UUID=//p; s/^MQSTRIPE_SLOT=//p' | xargs
+}
+for c in "mkfs.ext4 -q -F" "mkfs.xfs -q -f" "wipefs -a"; do
+	out=$($c "$K0" 2>&1 </dev/null)
+	rc=$?
+	if [ $rc -ne 0 ] && [[ $out == *busy* || $out == *"in use"* ]]; then
+		pass "running array: $c $K0 fails, busy ($out)"
+	else
+		fail "running array: $c $K0 fails, busy" "exit status $rc" "output: $out"
+	fi
+done
+check_eq "... the superblock is intact: examine reads slot 0 of $MUUID" "$MUUID 0" "$(sbid "$K0")"
+[ -z "$STARTED" ] || check_stop "$STARTED"
 udevadm settle --timeout=60
+# stopped: udev's database and lsblk -f know the member, libblkid does not
+check_eq "stopped array: lsblk -f of $K0 says mqstripe_member, format 2, the array UUID" \
+	"mqstripe_member 2 $MUUID" "$(lsblk -dno FSTYPE,FSVER,UUID "$K0" | xargs)"
+out=$(blkid -p "$K0" 2>&1)
+check_eq "... blkid -p finds nothing (exit status 2; no libblkid prober)" "2 " "$? $out"
+check_eq "... wipefs lists nothing" "" "$(wipefs "$K0" 2>&1)"
+check_cmd "... wipefs -a $K0 exits 0" wipefs -a "$K0"
+check_eq "... and leaves the superblock: examine reads slot 0 of $MUUID" "$MUUID 0" "$(sbid "$K0")"
+# mkfs over a stopped member: no warning, no question, no -F needed
+check_cmd "mkfs.ext4 (no -F, no terminal) over the stopped member $K1: exit 0" \
+	bash -c "mkfs.ext4 -q '$K1' </dev/null"
+udevadm settle --timeout=60
+fsuuid=$(blkid -p -s UUID -o value "$K1")
+check_eq "... lsblk -f of $K1 now says ext4" ext4 "$(lsblk -dno FSTYPE "$K1")"
+check_fails "... assemble refuses, naming $K1 and the ext4 filesystem on it" 1 \
+	"^stripectl: $K1: no mqstripe superblock: not a member of an array, or one written over since .*: it holds a filesystem \(ext4, UUID $fsuuid\) \(see " \
+	"$STRIPECTL" assemble "${L[9]}" "${L[10]}" "${L[11]}"
+check_fails "... examine $K1 says so" 1 \
+	"^stripectl: $K1: no mqstripe superblock: it holds a filesystem \(ext4, UUID $fsuuid\)$" \
+	"$STRIPECTL" examine "$K1"
+check_no_arrays "... nothing started"
+# zero-superblock: what wipefs -a does for other signatures
+check_cmd "zero-superblock $K0 ${L[11]}" "$STRIPECTL" zero-superblock "$K0" "${L[11]}"
+udevadm settle --timeout=60
+check_eq "... examine finds no superblock, lsblk -f no FSTYPE on them" "1  " \
+	"$("$STRIPECTL" examine --export "$K0" >/dev/null 2>&1; echo $?) $(lsblk -dno FSTYPE "$K0" | xargs) $(lsblk -dno FSTYPE "${L[11]}" | xargs)"
 rm -rf "/run/mqstripe/$MUUID"
 
 # An array on arrays: assemble --scan starts the lower ones, then, in a

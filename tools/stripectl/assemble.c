@@ -211,12 +211,23 @@ static int ctx_ctl(struct asm_ctx *ctx)
 
 /* ----- starting one array ----- */
 
-/* Why @c cannot be a member; @hint follows a missing superblock. */
+/*
+ * Why @c cannot be a member; @hint follows a missing superblock.  A device
+ * without one that holds something libblkid knows (mkfs, a partition
+ * table, md or LVM made over a member, which libblkid cannot see as one
+ * and so does not warn about) says what is there now.
+ */
 static void report_cand_hint(const struct mqs_cand *c, const char *hint)
 {
+	char desc[MQS_ERR_LEN];
+
 	if (c->read_err)
 		mqs_error("%s: cannot read its superblock: %s", c->path,
 			  strerror(c->read_err));
+	else if (c->status == MQS_SB_NONE &&
+		 mqs_signatures_at(c->path, desc, sizeof(desc)))
+		mqs_error("%s: %s: not a member of an array, or one written over since (its data in the array lost): it holds %s (see 'stripectl examine %s')%s",
+			  c->path, c->why, desc, c->path, hint);
 	else if (c->status == MQS_SB_NONE)
 		mqs_error("%s: %s: not a member of an array (see 'stripectl examine %s')%s",
 			  c->path, c->why, c->path, hint);

@@ -753,6 +753,31 @@ int mqs_signatures(int fd, bool wipe, struct mqs_wipe_log *log, char *desc,
 	return found;
 }
 
+/**
+ * mqs_signatures_at() - what libblkid recognises on a device, by path
+ * @path: the device, opened read-only (no exclusive claim).
+ * @desc: the first signature, as a phrase ("a filesystem (ext4, UUID ..)").
+ * @len: room at @desc.
+ *
+ * For the messages about a device without an mqstripe superblock: a
+ * member that mkfs, a partitioning tool or another RAID wrote over shows
+ * what is there now.
+ *
+ * Return: true when libblkid found something (@desc holds it).
+ */
+bool mqs_signatures_at(const char *path, char *desc, size_t len)
+{
+	int fd, found;
+
+	desc[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	found = mqs_signatures(fd, false, NULL, desc, len);
+	close(fd);
+	return found > 0 && desc[0];
+}
+
 /* "an mqstripe superblock of array 'db' (UUID ..., slot 1 of 4)" */
 void mqs_sb_describe(const struct mqs_sb *sb, enum mqs_sb_status status,
 		     char *buf, size_t len)

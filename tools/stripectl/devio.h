@@ -49,6 +49,7 @@ int mqs_open_excl(const char *path);
 bool mqs_busy_reason(const char *path, char *buf, size_t len);
 int mqs_signatures(int fd, bool wipe, struct mqs_wipe_log *log, char *desc,
 		   size_t len);
+bool mqs_signatures_at(const char *path, char *desc, size_t len);
 int mqs_unwipe(int fd, const char *path, const struct mqs_wipe_log *log);
 void mqs_sb_describe(const struct mqs_sb *sb, enum mqs_sb_status status,
 		     char *buf, size_t len);

@@ -360,6 +360,7 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 	};
 	const struct examine_ops *ops;
 	struct mqs_cand c;
+	char desc[MQS_ERR_LEN];
 	int first, rc;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
@@ -401,7 +402,11 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 	}
 	if (c.status == MQS_SB_NONE) {
 		ops->none(&c);
-		mqs_error("%s: %s", c.path, c.why);
+		/* what is there instead, as blkid would show it */
+		if (mqs_signatures_at(c.path, desc, sizeof(desc)))
+			mqs_error("%s: %s: it holds %s", c.path, c.why, desc);
+		else
+			mqs_error("%s: %s", c.path, c.why);
 		mqs_cand_free(&c);
 		return MQS_EXIT_FAIL;
 	}

@@ -205,6 +205,12 @@ expect 1 "^stripectl: /dev/null: not a block device but a character device" crea
 expect 1 "^stripectl: $TMP/nonexistent: does not exist" examine "$TMP/nonexistent"
 expect 1 "^stripectl: /dev/null: not a block device" examine /dev/null
 expect 1 "^stripectl: $TMP/regular: no mqstripe superblock" examine "$TMP/regular"
+# no superblock but what libblkid knows (mkfs over a member): named
+if command -v mkfs.ext4 >/dev/null; then
+	truncate -s 8M "$TMP/ext4" && mkfs.ext4 -q -F -U 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 "$TMP/ext4"
+	expect 1 "^stripectl: $TMP/ext4: no mqstripe superblock: it holds a filesystem \(ext4, UUID 0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\)$" \
+		examine "$TMP/ext4"
+fi
 # --json without a superblock: exit 1, the reason on stderr, and still a
 # JSON document on stdout with status "none"
 run examine --json "$TMP/regular"
