@@ -7,7 +7,7 @@
 # the array's filesystem its /dev/disk/by-uuid and by-label links (what
 # systemd waits for), lsblk -f and findmnt see it, the data is intact.
 # The first boot powers off with the array running and mounted: the
-# shutdown unmounts it, then mqstripe-assemble.service's stop stops the
+# shutdown unmounts it, then mqstripe-stop.service's stop stops the
 # array, so its members' superblocks were clean (events two ahead of the
 # create's) when the next boot assembled them (two more), and that boot
 # says nothing of an array not stopped cleanly; no boot has an ordering
@@ -57,8 +57,8 @@ check_eq "the shutdown stopped the array: every member 4 events past the create'
 	"$(for d in $($STRIPECTL list | awk '$2 == "data" { print $NF }' | tr , ' '); do
 		$STRIPECTL examine --export "/dev/$d" | sed -n 's/^MQSTRIPE_EVENTS=//p'; done | xargs)"
 journalctl -b -1 -o cat --no-pager >/tmp/prev.log
-check "... after its file system was unmounted, by mqstripe-assemble.service's stop" \
-	awk '/^Unmounted srv-data.mount/ { u = NR } /^Stopped mqstripe-assemble.service/ { s = NR } END { exit !(u && s > u) }' /tmp/prev.log
+check "... after its file system was unmounted, by mqstripe-stop.service" \
+	awk '/^Unmounted srv-data.mount/ { u = NR } /^Stopped mqstripe-stop.service/ { s = NR } END { exit !(u && s > u) }' /tmp/prev.log
 grep -E '^(Unmounted srv-data|Stopp.*mqstripe)' /tmp/prev.log | sed 's/^/#   /'
 check "no 'not stopped cleanly' warning at this boot" \
 	sh -c "! journalctl -b -o cat --no-pager | grep -q 'not stopped cleanly'"
