@@ -13,7 +13,10 @@
 # with _netdev,nofail.  At the next boot nvmf-autoconnect connects them
 # from /etc/nvme/discovery.conf, udev's assemble --incremental starts the
 # array when the last namespace appears (the boot-time unit ended before
-# the connect), systemd mounts it, the data is intact; at the boot after,
+# the connect), systemd mounts it, the data is intact; that boot powers
+# off with "fab" running and mounted, and the shutdown unmounts it and
+# stops the array while the network is up (mqstripe-netdev.service): at
+# the boot after, its members' superblocks say clean.  At that boot,
 # with the second host's unit masked, the boot completes, "fab" is not
 # started, its mount unit is not active and assemble names the missing
 # slots.
@@ -21,7 +24,8 @@
 # or remote), an array started without a member, a refusal that does not
 # say what is missing, remote members that never start their array at
 # boot (assembly only before the network), fstab options that hang the
-# boot when a storage host is away.
+# boot when a storage host is away; a shutdown that leaves an array of
+# remote members running.
 
 boot_test() {
 	drives 4 256M
@@ -140,6 +144,8 @@ udevadm settle
 check_eq "remote: the first host's namespaces connected, none of the second's" "2 0" \
 	"$(fab_namespaces 1 | wc -l) $(fab_namespaces 2 | wc -l)"
 check "remote: array 'fab' not started" test -z "$($STRIPECTL list 2>/dev/null | awk '$2 == "fab"')"
+check_eq "remote: the last shutdown stopped 'fab' (the first host's members say clean)" "clean clean" \
+	"$(for d in $(fab_namespaces 1); do $STRIPECTL examine --export "$d" | sed -n 's/^MQSTRIPE_STATE=//p'; done | xargs)"
 check "srv-fab.mount not active" test "$(systemctl is-active srv-fab.mount)" != active
 $STRIPECTL assemble --scan --name fab >/tmp/asm.out 2>&1
 check "remote: assemble fails, naming the second host's slots (2 and 1 more) missing" \

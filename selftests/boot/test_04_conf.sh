@@ -11,7 +11,12 @@
 # UUID, a key file in /etc/keys, nofail): started at boot by the udev
 # rule at the maps' activation (or by the boot-time unit, if the maps
 # came first), its XFS mounted by systemd from fstab (UUID, nofail) after
-# the drives came back in another order.  The monitor's unit, enabled by
+# the drives came back in another order.  A member of that array fails
+# during the run (its map's table replaced by dm's error target, a read of
+# its chunk): the shutdown stops the array without updating that member,
+# so the next boot refuses it as stale (udev and the boot-time unit), the
+# journal naming it and --force; assemble --scan --force starts the
+# array, its data intact.  The monitor's unit, enabled by
 # the package, does not run while the file has no MAILADDR or PROGRAM
 # line; with a PROGRAM line it runs at boot and the program gets the
 # array's array_stopped event.
@@ -19,8 +24,11 @@
 # of it, the udev rule, the unit), a note that does not say what to add;
 # an array over dm-crypt maps that the boot never starts (the maps appear
 # after the boot-time unit ran and get no "add" event with their
-# content), or starts from the wrong drives; a monitor unit that runs
-# unconfigured, or not at all when configured.
+# content), or starts from the wrong drives; a member that failed during
+# the run accepted again after a plain reboot (a shutdown that does not
+# stop the arrays, or writes a clean superblock on a faulty member), a
+# refusal that does not name it; a monitor unit that runs unconfigured,
+# or not at all when configured.
 
 boot_test() {
 	drives 6 256M
@@ -93,10 +101,39 @@ check "... and not running without MAILADDR or PROGRAM" test "$(systemctl is-act
 printf '#!/bin/sh\necho "$*" >>/var/log/mqs-events\n' >/usr/local/sbin/mqs-event
 chmod +x /usr/local/sbin/mqs-event
 echo "PROGRAM /usr/local/sbin/mqs-event" >>/etc/mqstripe.conf
+# slot 1 of cryptdata fails: its map errors every IO from now on, and a
+# direct read of the array's second chunk (slot 1's first) marks it
+# faulty; the file system unmounted first, so that nothing is lost
+systemctl stop srv-crypt.mount
+A=$(readlink -f /dev/stripe/cryptdata)
+m1=$($STRIPECTL list | awk '$2 == "cryptdata" { print $NF }' | cut -d, -f2)
+cat "/sys/class/block/$m1/dm/name" >/root/faulty.cryptdata
+dmsetup wipe_table "$(cat /root/faulty.cryptdata)"
+dd if="$A" of=/dev/null bs=64K skip=1 count=1 iflag=direct status=none
+check_eq "slot 1 of cryptdata ($(cat /root/faulty.cryptdata)) faulty" faulty \
+	"$(awk '$1 == 1 { print $4 }' "/sys/block/${A#/dev/}/mqstripe/members")"
 GUEST
 	# the crypt drives in another order, among the others
 	boot "${D[5]},${D[1]},${D[3]},${D[0]},${D[2]},${D[4]}" "AUTO no: not started; dm-crypt array started" || return
 	step <<'GUEST'
+# cryptdata: the member that failed was left behind by the shutdown's stop
+journalctl -b -1 -o cat --no-pager >/tmp/prev.log
+check "the shutdown stopped cryptdata, its faulty member's superblock not updated" \
+	grep -q "(slot 1, [0-9:]*) is faulty (the module saw IO errors on it): its superblock was not updated" /tmp/prev.log
+check "cryptdata not started at boot" test -z "$($STRIPECTL list 2>/dev/null | awk '$2 == "cryptdata"')"
+journalctl -b -o cat --no-pager | grep "stale member of array 'cryptdata'" >/tmp/stale.log
+sed 's/^/#   /' /tmp/stale.log | head -3
+named=$(sed -n "s|.*\(/dev/[^: ]*\): stale member of array 'cryptdata'.*|\1|p" /tmp/stale.log | head -1)
+check_eq "the boot refused it as stale, naming it" \
+	"$(readlink -f "/dev/mapper/$(cat /root/faulty.cryptdata)")" "$(readlink -f "${named:-none}")"
+check "... saying it was faulty or gone when the array stopped, and that --force starts it" \
+	grep -q "faulty or gone when the array stopped.*'stripectl assemble --force'" /tmp/stale.log
+check "assemble --scan --force --name cryptdata starts it" \
+	$STRIPECTL assemble --scan --force --name cryptdata
+udevadm settle
+systemctl start srv-crypt.mount
+check "... its data intact" sha256sum -c /root/blob.sha256
+
 wait_for 120 findmnt -n /srv/guest
 check "with its ARRAY line: started and mounted" systemctl is-active srv-guest.mount
 check "with a PROGRAM line: mqstripe-monitor.service runs" systemctl is-active mqstripe-monitor.service

@@ -389,6 +389,27 @@ static int update_format(const struct asm_ctx *ctx, struct mqs_cand **m,
 	return MQS_EXIT_OK;
 }
 
+/*
+ * An array whose newest superblock says active was not stopped: a crash, a
+ * power cut, or a shutdown that left it running (in use to the end, as an
+ * array under /, or a system without the boot-time unit's stop).  Said on
+ * stderr and in the system log once it runs: RAID0 keeps no redundancy, so
+ * there is nothing to resync, but what the file system had not flushed
+ * when it stopped may be lost, and a member that failed during that run
+ * was not left behind by a stop (docs/FORMAT.md "Updates").
+ */
+static void report_unclean(const struct mqs_sb *sb)
+{
+	char label[MQS_ERR_LEN], what[2 * MQS_ERR_LEN];
+
+	mqs_array_label(sb, label, sizeof(label));
+	snprintf(what, sizeof(what),
+		 "%s was not stopped cleanly (its superblocks say active: a crash, a power cut, or a shutdown that did not stop it); started: a RAID0 has nothing to resync, but writes its file system had not flushed may be lost (the file system's own recovery runs at mount), and a member that failed before was not marked stale",
+		 label);
+	mqs_error("warning: %s", what);
+	syslog(LOG_WARNING, "assemble: %s", what);
+}
+
 /**
  * start_group() - start the array whose members are @m[0..nr-1], in slot
  *	order, already checked by mqs_group_check()
@@ -409,9 +430,11 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 	uint64_t min_size = UINT64_MAX, data_bytes;
 	char uuid[37], a[32], b[32];
 	uint32_t s, index, version;
-	bool running;
+	bool running, unclean;
 	int rc;
 
+	/* the state as the array left it, before this start writes active */
+	unclean = m[mqs_newest(m, nr)]->sb.state == MQS_SB_STATE_ACTIVE;
 	rc = update_format(ctx, m, nr, &version);
 	if (rc)
 		return rc;
@@ -515,6 +538,8 @@ start:
 		goto out;
 	}
 	incr_forget(sb->array_uuid);
+	if (unclean)
+		report_unclean(sb);
 	rc = announce_array(&ctx->ctl, index);
 out:
 	for (s = 0; members && s < nr; s++)
@@ -737,7 +762,8 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 		goto out;
 	}
 	if (rc) {
-		mqs_error("%s", err);
+		/* udev's --incremental: its stderr goes nowhere */
+		incr_error(ctx, err);
 		rc = MQS_EXIT_FAIL;
 		goto out;
 	}

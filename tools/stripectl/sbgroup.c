@@ -587,7 +587,7 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 			if (m->sb.events + 1 >= max_ev)
 				continue;
 			mqs_set_err(err, len,
-				"%s: stale member of %s: its event counter is %" PRIu64 ", %s is at %" PRIu64 " (an old copy of slot %" PRIu32 "?); find the current device for that slot, or start it anyway with 'stripectl assemble --force'",
+				"%s: stale member of %s: its event counter is %" PRIu64 ", %s is at %" PRIu64 " (it missed the array's last updates: faulty or gone when the array stopped, or an old copy of slot %" PRIu32 "); replace it, or find the current device for that slot, or start it anyway with 'stripectl assemble --force'",
 				m->path, label, m->sb.events,
 				c[newest]->path, max_ev, s);
 			return -EINVAL;

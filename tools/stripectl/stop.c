@@ -231,11 +231,38 @@ static int stop_one(const char *arg, int retry_ms, bool report_busy)
 }
 
 /*
+ * stop --scan --skip-busy (the shutdown's): an array still in use is left
+ * running, with a note instead of an error.  One that is mounted or held
+ * (a holder or a mount named by mqs_busy_reason()) is left at once; one
+ * open by no visible user (udev probing it after an unmount) gets the
+ * usual retry first.  @quiet: no note (a stop before the network goes
+ * down, while the local file systems are still mounted: the stop after
+ * them names what is left).
+ */
+static int leave_busy(const char *arg, uint32_t index, bool quiet)
+{
+	char path[32], why[MQS_ERR_LEN];
+	int rc;
+
+	mqs_array_node(index, path, sizeof(path));
+	if (!mqs_busy_reason(path, why, sizeof(why))) {
+		rc = stop_one(arg, BUSY_RETRY_MS, false);
+		if (rc != -EBUSY)
+			return rc;
+	}
+	if (!quiet)
+		mqs_error("note: %s left running: %s; its superblocks still say active, so the next assembly says it was not stopped cleanly",
+			  path, why);
+	return 0;
+}
+
+/*
  * stop --scan: every array that is not in use.  Arrays stacked on arrays
  * are stopped top first: passes without waiting repeat while one stops
- * something; what is still busy then gets the usual retry and message.
+ * something; what is still busy then gets the usual retry and message,
+ * or with @skip_busy is left running (leave_busy(), @quiet).
  */
-static int stop_scan(void)
+static int stop_scan(bool skip_busy, bool quiet)
 {
 	uint32_t *idx = NULL, n = 0, i, left;
 	char arg[32];
@@ -273,7 +300,8 @@ static int stop_scan(void)
 		if (idx[i] == UINT32_MAX)
 			continue;
 		mqs_array_kname(idx[i], arg, sizeof(arg));
-		if (stop_one(arg, BUSY_RETRY_MS, true))
+		if (skip_busy ? leave_busy(arg, idx[i], quiet) :
+				stop_one(arg, BUSY_RETRY_MS, true))
 			ret = MQS_EXIT_FAIL;
 	}
 	free(idx);
@@ -282,10 +310,14 @@ static int stop_scan(void)
 
 int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 {
-	bool scan = false;
+	bool scan = false, skip_busy = false, quiet = false;
 	const struct opt opts[] = {
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
 		  "stop every array that is not in use (arrays on arrays top first); one in use is named with why, and the exit status is 1" },
+		{ "skip-busy", 0, OPT_FLAG, &skip_busy, NULL, NULL,
+		  "with --scan (what the boot-time unit runs at shutdown): an array in use is left running with a note saying why, and does not make the exit status 1" },
+		{ "quiet", 'q', OPT_FLAG, &quiet, NULL, NULL,
+		  "with --skip-busy: no note for the arrays left running" },
 		{ 0 }
 	};
 	int first, rc;
@@ -298,8 +330,14 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 			  argv[first]);
 		return MQS_EXIT_USAGE;
 	}
+	if ((skip_busy && !scan) || (quiet && !skip_busy)) {
+		mqs_error("stop: %s goes with %s: see 'stripectl stop --help'",
+			  quiet && !skip_busy ? "--quiet" : "--skip-busy",
+			  quiet && !skip_busy ? "--skip-busy" : "--scan");
+		return MQS_EXIT_USAGE;
+	}
 	if (scan)
-		return stop_scan();
+		return stop_scan(skip_busy, quiet);
 	if (first >= argc) {
 		mqs_error("stop: no DEVICE given (or --scan): see 'stripectl stop --help'");
 		return MQS_EXIT_USAGE;

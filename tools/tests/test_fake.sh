@@ -515,6 +515,18 @@ for how in faulty gone; do
 	sc assemble "$L0" "$L1" "$L2"
 	check "stop with slot 1 $how: a plain assemble refuses it as stale, starting nothing" \
 		eval "rc_is 1 && err_is \"^stripectl: $L1: stale member of array 'db' .*: its event counter is $ev, $L0 is at $((ev + 2))\" && [ -z \"\$(list_names)\" ]"
+	# what the boot runs: udev's --incremental as each member comes (the
+	# last one completes the array), and the boot-time unit's --scan
+	rm -rf "${MQSTRIPE_RUN_DIR:?}"/*
+	for d in "$L0" "$L2" "$L1"; do
+		sc assemble --incremental "$d"
+	done
+	check "stop with slot 1 $how: --incremental of the last member refuses it as stale, naming it, why, and --force" \
+		eval "rc_is 1 && err_is \"^stripectl: $L1: stale member of array 'db' .*faulty or gone when the array stopped.*'stripectl assemble --force'\" && [ -z \"\$(list_names)\" ]"
+	sc assemble --scan
+	check "stop with slot 1 $how: assemble --scan refuses it too" \
+		eval "rc_is 1 && grep -q \"^stripectl: $L1: stale member of array 'db' \" \"\$TMP/err\" && [ -z \"\$(list_names)\" ]"
+	rm -rf "${MQSTRIPE_RUN_DIR:?}"/*
 	sc assemble --force "$L0" "$L1" "$L2"
 	check "stop with slot 1 $how: assemble --force starts it, saying it is 2 events behind" \
 		eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: $L1 \\\\(slot 1 of array 'db' .* is 2 events behind\""
@@ -846,6 +858,35 @@ sc stop --scan
 check "stop --scan without arrays: nothing to do" eval 'rc_is 0 && no_err && [ ! -s "$TMP/out" ]'
 sc stop --scan db
 check "stop --scan with a DEVICE: a usage error" eval "rc_is 2 && err_is \"unexpected argument 'db' with --scan\""
+# stop --scan --skip-busy (the boot-time unit's ExecStop at shutdown): an
+# array in use is left running with a note, exit 0; one busy only for a
+# moment is stopped as with --scan
+LD_PRELOAD=$FAKE "$STRIPECTL" assemble "$L0" "$L1" "$L2" >/dev/null
+FAKE_MQS_BUSY=always sc stop --scan --skip-busy
+check "stop --scan --skip-busy with an array in use: left running, a note saying so, exit 0" \
+	eval "rc_is 0 && err_is '^stripectl: note: /dev/mqstripe0 left running: .*the next assembly says it was not stopped cleanly' && [ \"\$(list_names)\" = 'db ' ]"
+FAKE_MQS_BUSY=always sc stop --scan --skip-busy --quiet
+check "stop --scan --skip-busy --quiet: left running without a note" \
+	eval "rc_is 0 && no_err && [ \"\$(list_names)\" = 'db ' ]"
+FAKE_MQS_BUSY=1 sc stop --scan --skip-busy
+check "stop --scan --skip-busy: an array busy at first is stopped, silently; superblocks clean" \
+	eval "rc_is 0 && no_err && [ -z \"\$(list_names)\" ] && [ \"\$(ex $L0 MQSTRIPE_STATE)\" = clean ]"
+sc stop --skip-busy db
+check "stop --skip-busy without --scan: a usage error" eval "rc_is 2 && err_is 'skip-busy goes with --scan'"
+sc stop --scan --quiet
+check "stop --scan --quiet without --skip-busy: a usage error" eval "rc_is 2 && err_is 'quiet goes with --skip-busy'"
+# an array that was not stopped (a crash: the fake module forgets its
+# arrays) starts as before, with a warning saying what it means; one
+# stopped cleanly starts without it
+LD_PRELOAD=$FAKE "$STRIPECTL" assemble "$L0" "$L1" "$L2" >/dev/null
+rm -f "$R/state"
+sc assemble "$L0" "$L1" "$L2"
+check "assemble after a crash: started, a warning that it was not stopped cleanly and what it means" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && err_is \"^stripectl: warning: array 'db' .*was not stopped cleanly .*nothing to resync.*may be lost\""
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+sc assemble "$L0" "$L1" "$L2"
+check "assemble after a clean stop: no warning" eval 'rc_is 0 && no_err'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 
 # create: signatures refused, --force wipes them, a busy member always
