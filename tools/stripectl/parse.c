@@ -327,8 +327,9 @@ int mqs_check_queue_depth(uint64_t depth, char *err, size_t len)
 	if (depth < MQSTRIPE_MIN_QUEUE_DEPTH ||
 	    depth > MQSTRIPE_MAX_QUEUE_DEPTH) {
 		mqs_set_err(err, len, "queue depth %" PRIu64
-			" is outside %d..%d (default %d)", depth,
-			MQSTRIPE_MIN_QUEUE_DEPTH, MQSTRIPE_MAX_QUEUE_DEPTH,
+			" is outside %d..%d (leave it out for the default: the members' nr_requests summed, at least %d)",
+			depth, MQSTRIPE_MIN_QUEUE_DEPTH,
+			MQSTRIPE_MAX_QUEUE_DEPTH,
 			MQSTRIPE_DEFAULT_QUEUE_DEPTH);
 		return -EINVAL;
 	}

@@ -564,12 +564,12 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 		slot_uuid(ref, first_missing, u, sizeof(u));
 		if (missing == 1)
 			mqs_set_err(err, len,
-				"%s: slot %" PRIu32 " (%s) is missing: found %zu of %" PRIu32 " members; attach that device and retry%s",
+				"%s: slot %" PRIu32 " (%s) is missing: found %zu of %" PRIu32 " members; attach that device and retry (if it is attached, something wrote over its superblock: 'stripectl examine DEVICE' says what is on it now)%s",
 				label, first_missing, u, n, ref->nr_members,
 				cut);
 		else
 			mqs_set_err(err, len,
-				"%s: slot %" PRIu32 " (%s) and %" PRIu32 " more are missing: found %zu of %" PRIu32 " members; attach those devices and retry%s",
+				"%s: slot %" PRIu32 " (%s) and %" PRIu32 " more are missing: found %zu of %" PRIu32 " members; attach those devices and retry (if they are attached, something wrote over their superblocks: 'stripectl examine DEVICE' says what is on each now)%s",
 				label, first_missing, u, missing - 1, n,
 				ref->nr_members, cut);
 		return -ENODEV;

@@ -188,9 +188,11 @@ static const struct cmd commands[] = {
 "(member_faulty), a member whose disk went away (member_gone), the array\n"
 "failed (array_failed), a member cleared (member_cleared), the array\n"
 "renamed (renamed), an array started or stopped (array_started,\n"
-"array_stopped), a test (test).  Each event is a line on stdout and goes\n"
-"to the --program (run as 'CMD EVENT DEVICE [SLOT MEMBER]', the event's\n"
-"fields also in MQSTRIPE_* variables; the monitor waits for it), to a\n"
+"array_stopped), a member slower than the others and back to normal\n"
+"(member_slow, member_slow_cleared), a test (test).  Each event is a\n"
+"line on stdout and goes to the --program (run as 'CMD EVENT DEVICE\n"
+"[SLOT MEMBER]', the event's fields also in MQSTRIPE_* variables; the\n"
+"monitor waits for it), to a\n"
 "mail to --mail (through 'sendmail -t', MQSTRIPE_SENDMAIL overrides\n"
 "/usr/sbin/sendmail) and to syslog (--syslog).  At start it reports what\n"
 "is already wrong (faulty or gone members, failed arrays); SIGTERM,\n"
@@ -254,8 +256,10 @@ static const struct cmd commands[] = {
 "array: mqstripe_array_* (state, read-only, capacity, IO counters from\n"
 "/sys/block/mqstripeN/stat) and mqstripe_member_* (state, read, write and\n"
 "flush error counters, the member device's IO counters), labelled\n"
-"array=\"mqstripeN\" and slot=\"S\".  The module keeps no latency figures:\n"
-"there are none.",
+"array=\"mqstripeN\" and slot=\"S\"; and the module's own figures of the\n"
+"array's IO on each member: the histogram\n"
+"mqstripe_member_io_latency_seconds, the gauges\n"
+"mqstripe_member_io_array_in_flight and mqstripe_member_slow.",
 		.min_args = 0,
 		.max_args = 1,
 	},

@@ -87,7 +87,7 @@ expect 2 "--chunk: chunk 3K is not a power of two" create --chunk 3K /dev/x
 expect 2 "--chunk: chunk 2K is smaller than 4K" create --chunk 2K /dev/x
 expect 2 "--chunk: chunk 32M is larger than 16M" create --chunk 32M /dev/x
 expect 2 "--data-offset: data offset 1000 is not a multiple of 4K" create --data-offset 1000 /dev/x
-expect 2 "--queue-depth: queue depth 0 is outside 1..4096" create --queue-depth 0 /dev/x
+expect 2 "--queue-depth: queue depth 0 is outside 1..4096 \(leave it out for the default: the members. nr_requests summed, at least 128\)" create --queue-depth 0 /dev/x
 expect 2 "--queue-depth: queue depth 4097 is outside 1..4096" create -q 4097 /dev/x
 expect 2 "--queue-depth: 'many' is not a number" create -q many /dev/x
 expect 2 "--name: name 'bad!' has the character '!'" create --name 'bad!' /dev/x

@@ -351,7 +351,7 @@ refused() {	# refused DESC REGEX ARGS...
 	sc "$@"
 	check "refused: $desc" eval "rc_is 1 && err_is \"$re\" && [ ! -s \"\$TMP/out\" ] && [ -z \"\$(LD_PRELOAD=$FAKE $STRIPECTL list)\" ]"
 }
-refused "missing member" "slot 1 \\(member UUID [0-9a-f-]{36}\\) is missing: found 2 of 3" \
+refused "missing member" "slot 1 \\(member UUID [0-9a-f-]{36}\\) is missing: found 2 of 3 members; attach that device and retry \\(if it is attached, something wrote over its superblock: 'stripectl examine DEVICE'" \
 	assemble "$L0" "$L2"
 dd if="$L1" of="$L5" bs=12K count=1 conv=notrunc status=none
 refused "duplicate slot (a copy)" "$L1 and $L5 both claim slot 1 .* one is a copy" \
