@@ -259,7 +259,7 @@ int mqs_check_nr_members(uint64_t nr, char *err, size_t len)
 
 int mqs_check_chunk(uint64_t chunk, char *err, size_t len)
 {
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
 	if (!chunk || (chunk & (chunk - 1))) {
 		mqs_set_err(err, len,
@@ -269,16 +269,18 @@ int mqs_check_chunk(uint64_t chunk, char *err, size_t len)
 	}
 	if (chunk < MQSTRIPE_MIN_CHUNK_BYTES) {
 		mqs_set_err(err, len,
-			"chunk %s is smaller than %s (the smallest)",
+			"chunk %s is smaller than %s (the smallest): use e.g. 64K or 512K",
 			mqs_size_exact(chunk, a, sizeof(a)),
 			mqs_size_exact(MQSTRIPE_MIN_CHUNK_BYTES, b, sizeof(b)));
 		return -EINVAL;
 	}
 	if (chunk > MQSTRIPE_MAX_CHUNK_BYTES) {
 		mqs_set_err(err, len,
-			"chunk %s is larger than %s (the largest)",
+			"chunk %s is larger than %s (the largest): use at most %s (the default is %s)",
 			mqs_size_exact(chunk, a, sizeof(a)),
-			mqs_size_exact(MQSTRIPE_MAX_CHUNK_BYTES, b, sizeof(b)));
+			mqs_size_exact(MQSTRIPE_MAX_CHUNK_BYTES, b, sizeof(b)),
+			b, mqs_size_exact(MQSTRIPE_DEFAULT_CHUNK_BYTES, c,
+					  sizeof(c)));
 		return -EINVAL;
 	}
 	return 0;

@@ -301,7 +301,7 @@ static void print_main_help(void)
 	       "  -V, --version  show the versions of stripectl and of the loaded module\n"
 	       "\n"
 	       "Run 'stripectl COMMAND --help' for the options of a command.\n"
-	       "Commands other than --help and --version need root (CAP_SYS_ADMIN).\n"
+	       "Commands other than help, --help and --version need root (CAP_SYS_ADMIN).\n"
 	       "\n"
 	       "Exit status: 0 success, 1 failure, 2 usage error (unknown option, missing\n"
 	       "or bad argument).  Errors are one line on stderr, \"stripectl: ...\".\n");

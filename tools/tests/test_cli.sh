@@ -84,8 +84,8 @@ expect 2 "--chunk: '17179869184G' is too large" create --chunk 17179869184G /dev
 expect 2 "--chunk: '1.5M' is not a whole number" create --chunk 1.5M /dev/x
 expect 2 "--chunk: '4KB' is not a size" create --chunk 4KB /dev/x
 expect 2 "--chunk: chunk 3K is not a power of two" create --chunk 3K /dev/x
-expect 2 "--chunk: chunk 2K is smaller than 4K" create --chunk 2K /dev/x
-expect 2 "--chunk: chunk 32M is larger than 16M" create --chunk 32M /dev/x
+expect 2 "--chunk: chunk 2K is smaller than 4K \(the smallest\): use e.g. 64K or 512K" create --chunk 2K /dev/x
+expect 2 "--chunk: chunk 32M is larger than 16M \(the largest\): use at most 16M \(the default is 512K\)" create --chunk 32M /dev/x
 expect 2 "--data-offset: data offset 1000 is not a multiple of 4K" create --data-offset 1000 /dev/x
 expect 2 "--queue-depth: queue depth 0 is outside 1..4096 \(leave it out for the default: the members. nr_requests summed, at least 128\)" create --queue-depth 0 /dev/x
 expect 2 "--queue-depth: queue depth 4097 is outside 1..4096" create -q 4097 /dev/x
