@@ -315,7 +315,7 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
 		  "stop every array that is not in use (arrays on arrays top first); one in use is named with why, and the exit status is 1" },
 		{ "skip-busy", 0, OPT_FLAG, &skip_busy, NULL, NULL,
-		  "with --scan (what the boot-time unit runs at shutdown): an array in use is left running with a note saying why, and does not make the exit status 1" },
+		  "with --scan (what mqstripe-stop.service and mqstripe-netdev.service run at shutdown): an array in use is left running with a note saying why, and does not make the exit status 1" },
 		{ "quiet", 'q', OPT_FLAG, &quiet, NULL, NULL,
 		  "with --skip-busy: no note for the arrays left running" },
 		{ 0 }
