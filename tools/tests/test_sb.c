@@ -546,7 +546,7 @@ static void test_group(void)
 		    "... at later events: no word of a cut create");
 	cands[0].sb.events = cands[1].sb.events = cands[2].sb.events = 1;
 	mqs_group_check(cp, 3, false, slots, err, sizeof(err));
-	ktap_result(strstr(err, "is missing: found 3 of 4 members; attach that device and retry; all found are as 'create' wrote them") &&
+	ktap_result(strstr(err, "is missing: found 3 of 4 members; attach that device and retry (if it is attached, something wrote over its superblock: 'stripectl examine DEVICE' says what is on it now); all found are as 'create' wrote them") &&
 		    strstr(err, "run it again") && one_line(err),
 		    "missing slot, every member at event 1: names the create again: %s",
 		    err);
