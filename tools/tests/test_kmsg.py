@@ -173,6 +173,36 @@ result(rc == 1 and OTHER in out and BW_HEAD not in out,
 rc, out = scan([OTHER] + BW_TRACE, [BW])
 result(rc == 1 and OTHER in out and BW_HEAD not in out,
        "a WARNING just before an allowed report is shown without it")
+# a WARNING raised on corrupted emulated CPU state (bench setup d under
+# QEMU -icount): its saved EFLAGS has reserved bits set
+TCG = "tcg-eflags"
+TCG_TRACE = [
+    "------------[ cut here ]------------",
+    "WARNING: CPU: 0 PID: 306 at lib/sbitmap.c:556 sbitmap_queue_get_shallow+0x10/0x20",
+    "RIP: 0010:sbitmap_queue_get_shallow+0x10/0x20",
+    "RSP: 0018:ffffd48780467a00 EFLAGS: 54ec5697",
+    "RAX: 0000000000000011 RBX: ffffd48780467af8 RCX: ffffd48780467af8",
+    "Call Trace:",
+    " <TASK>",
+    " blk_mq_get_tag+0x24f/0x2a0",
+    " __blk_mq_alloc_requests+0x1b3/0x520",
+    "RSP: 002b:00007f0ecc722660 EFLAGS: 00000246 ORIG_RAX: 00000000000001aa",
+    " </TASK>",
+    "---[ end trace 0000000000000000 ]---",
+]
+rc, _ = scan(TCG_TRACE)
+result(rc == 1, "a WARNING with garbage EFLAGS: bad when not allowed")
+rc, out = scan(TCG_TRACE, [TCG])
+result(rc == 0 and out == "", "a WARNING with garbage EFLAGS: not bad when allowed (got %r)" % out[:80])
+for flags in ("00010246", "00200286", "0000000000010246"):
+    sane = [m.replace("EFLAGS: 54ec5697", "EFLAGS: " + flags) for m in TCG_TRACE]
+    rc, out = scan(sane, [TCG])
+    result(rc == 1 and "sbitmap_queue_get_shallow" in out,
+           "the same WARNING with valid EFLAGS %s is bad although allowed" % flags)
+for flags in ("00400246", "100010246"):
+    odd = [m.replace("EFLAGS: 54ec5697", "EFLAGS: " + flags) for m in TCG_TRACE]
+    rc, out = scan(odd, [TCG])
+    result(rc == 0, "EFLAGS %s (a reserved bit set) is taken as corrupted" % flags)
 try:
     kmsg.known_reports(BW_TRACE, ["no-such-bug"])
     result(False, "an unknown bug name is refused")
