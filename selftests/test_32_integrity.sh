@@ -13,6 +13,16 @@
 #    remapped to the member sector (a wrong remap fails the member's
 #    ref tag check or the array's read verify: EIO, "ref tag"/"guard tag"
 #    in the kernel log);
+#  - where a clone's integrity payload comes from kmalloc() (kernels
+#    without bioset_integrity_create(), 6.14 on: no bio set pool behind
+#    it) and FAILSLAB has its stack trace filter: 20 % of the slab
+#    allocations made under bio_integrity_clone() fail, in every task,
+#    sleeping ones too, while fio writes and verifies (libaio, 4K..512K
+#    across chunks): a clone that bio_alloc_clone(GFP_NOIO) could not make
+#    must have its request made again (the array's block_rq_requeue
+#    events), never fail it or oops; FAILSLAB's times counter proves the
+#    failures were injected.  Elsewhere that part is a SKIP that says why
+#    (a clone cannot fail there, or the kernel cannot inject);
 #  - an array over a PI member and a plain one has no profile, says so in the
 #    log, and works.
 
@@ -79,6 +89,78 @@ check_no_pi_errors() {
 	check_eq "$1" "" "$bad"
 }
 
+# A function's address range in /proc/kallsyms: "0xSTART 0xEND" (END: the
+# next symbol), nothing if absent or hidden (kptr_restrict)
+ksym_range() {
+	awk -v n="$1" 'NR == FNR { if ($3 == n && NF == 3) s = $1; next }
+		s != "" && ("x" $1) > ("x" s) && (e == "" || ("x" $1) < ("x" e)) { e = $1 }
+		END { if (s ~ /[1-9a-f]/ && e != "") print "0x" s, "0x" e }' \
+		/proc/kallsyms /proc/kallsyms
+}
+
+FS=/sys/kernel/debug/failslab
+# Why a clone's integrity payload cannot be made to fail here; nothing
+# when it can
+clone_nomem_why() {
+	if grep -qw bioset_integrity_create /proc/kallsyms; then
+		echo "this kernel has bioset_integrity_create(): a clone's integrity payload comes from the bio set's pool, bio_alloc_clone(GFP_NOIO) cannot fail"
+		return
+	fi
+	[ -d "$FS" ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+	if [ ! -d "$FS" ]; then
+		echo "no FAILSLAB: $FS missing (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+	elif [ ! -e "$FS/require-start" ]; then
+		echo "FAILSLAB without its stack trace filter (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"
+	fi
+}
+
+# clone_nomem DEV: fio writes and verifies while 20 % of the slab
+# allocations under bio_integrity_clone() fail (its payload: bio_alloc_clone()
+# calls it with our GFP_NOWAIT, then GFP_NOIO)
+clone_nomem() {
+	local dev=$1 why range start end t0=1000000 left injected dc nreq mark
+	why=$(clone_nomem_why)
+	[ -n "$why" ] || range=$(ksym_range bio_integrity_clone)
+	[ -n "$why$range" ] || why="bio_integrity_clone() not found in /proc/kallsyms"
+	if [ -n "$why" ]; then
+		MQS_NCHECK=$((MQS_NCHECK + 1))
+		ktap_skip "$MQS_NCHECK" "clones whose integrity payload cannot be allocated" "$why"
+		return
+	fi
+	read -r start end <<<"$range"
+	diag "FAILSLAB on the slab allocations under bio_integrity_clone() ($start..$end)"
+	mark=$(klog_mark "PI clone payload failures")
+	trace_block block_rq_requeue || { fail "trace block_rq_requeue events"; return; }
+	mqs_sysfs_set "$FS/probability" 0
+	mqs_sysfs_set "$FS/task-filter" N
+	mqs_sysfs_set "$FS/cache-filter" N
+	mqs_sysfs_set "$FS/ignore-gfp-wait" N
+	mqs_sysfs_set "$FS/verbose" 0
+	mqs_sysfs_set "$FS/interval" 1
+	mqs_sysfs_set "$FS/space" 0
+	mqs_sysfs_set "$FS/reject-start" 0
+	mqs_sysfs_set "$FS/reject-end" 0
+	mqs_sysfs_set "$FS/require-start" "$start"
+	mqs_sysfs_set "$FS/require-end" "$end"
+	mqs_sysfs_set "$FS/times" $t0
+	echo 20 >"$FS/probability"
+	fio_verify "$dev" pi-clone-nomem --ioengine=libaio --iodepth=16 --rw=randwrite \
+		--bsrange=4k-512k --blockalign=4k --size=$((size / 4))
+	echo 0 >"$FS/probability"
+	left=$(cat "$FS/times")
+	injected=$((t0 - left))
+	echo 0 >"$MQS_TRACE/tracing_on"
+	dc=$(blk_devno "$dev" | tr : ,)
+	nreq=$(grep -c "block_rq_requeue: $dc " "$MQS_TRACE/trace")
+	echo 0 >"$MQS_TRACE/events/block/block_rq_requeue/enable"
+	mqs_sysfs_restore
+	diag "clone payload allocations failed: $injected; $MQS_DISK requests made again: $nreq"
+	check_ge "FAILSLAB failed clone payload allocations (bio_integrity_clone) during the IO" 1 "$injected"
+	check_ge "$MQS_DISK: requests whose clone failed were made again (block_rq_requeue)" 1 "$nreq"
+	check_eq "$MQS_DISK: state after the failed clones" active "$(cat "$MQS_SYS/mqstripe/state")"
+	check_klog "$MQS_DISK: no kernel warning or oops under failed clone payloads" "$mark"
+}
+
 # ---- every member with the same profile
 mark=$(klog_mark "PI array")
 nm=${#PI[@]}
@@ -108,6 +190,7 @@ if [ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)" = 0 ]; th
 	fio_verify "$DEV" pi-rand-uring --ioengine=io_uring --iodepth=32 \
 		--rw=randwrite --bsrange=4k-256k --blockalign=4k --size=$((size / 4))
 fi
+clone_nomem "$DEV"
 check_eq "$MQS_DISK: member error counters" "$(printf '%s 0 0 0\n' $(seq 0 $((nm - 1))))" \
 	"$(cat "$MQS_SYS/mqstripe/errors")"
 check_no_pi_errors "$MQS_DISK: no IO or protection information error in the log" "$mark"
