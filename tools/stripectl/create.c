@@ -241,8 +241,8 @@ static int check_not_running(struct mqs_ctl *ctl,
  * A name is how an admin and "assemble --scan --name" find an array, and
  * what /dev/stripe/NAME points to: refuse one that a superblock of another
  * array on a visible device already carries (running or not), saying
- * where; --force takes it anyway, with a warning (then "assemble --scan"
- * starts neither array by that name).
+ * where; --force takes it anyway, with a warning (then the array that starts
+ * first gets the name, the other one starts without it).
  *
  * Return: MQS_EXIT_OK or MQS_EXIT_FAIL (message printed).
  */
@@ -284,7 +284,7 @@ int check_name_unused(const char *what, const char *name,
 	if (!hits)
 		return MQS_EXIT_OK;
 	if (force) {
-		mqs_error("warning: %s '%s': also the name of array %s on %s; with two arrays of one name 'assemble --scan' starts neither by that name",
+		mqs_error("warning: %s '%s': also the name of array %s on %s; of two arrays of one name the one started first gets the name, the other starts without it",
 			  what, name, u, where);
 		return MQS_EXIT_OK;
 	}
