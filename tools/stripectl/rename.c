@@ -235,7 +235,7 @@ int cmd_rename(const struct cmd *cmd, int argc, char **argv)
 	if (check_not_running(&ctl, index, node, name))
 		goto out;
 	snprintf(what, sizeof(what), "%s: rename", node);
-	if (check_name_unused(what, name, NULL, info.uuid, force))
+	if (check_name_unused(&ctl, what, name, NULL, info.uuid, force))
 		goto out;
 	rm = calloc(nr ? nr : 1, sizeof(*rm));
 	w = calloc(nr ? nr : 1, sizeof(*w));

@@ -425,11 +425,11 @@ LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # names are unique where superblocks are visible, running or not
 sc create --name db "$L5"
-check "create refuses a name a stopped array carries, saying where" \
-	eval "rc_is 1 && err_is \"^stripectl: --name 'db': already the name of array $U0 on $L0, $L1, $L2: pick another name, or give --force\" && [ ! -s \"\$TMP/out\" ] && [ \"\$(ex $L5 MQSTRIPE_NAME)\" = other ]"
+check "create refuses a name a stopped array carries, saying where and what to do" \
+	eval "rc_is 1 && err_is \"^stripectl: --name 'db': already the name of array $U0 \\(not running\\) on $L0, $L1, $L2: pick another name; or rename that array \\('stripectl rename ARRAY NEWNAME', a stopped one once started with 'stripectl assemble --scan --uuid UUID'\\); or, if it is no longer wanted, erase its superblocks \\('stripectl zero-superblock' on the devices named\\); or give --force to use the name anyway\\\$\" && [ ! -s \"\$TMP/out\" ] && [ \"\$(ex $L5 MQSTRIPE_NAME)\" = other ]"
 sc create --force --name db "$L5"
 check "create --force takes the name, with a warning saying what assembly does with two" \
-	eval "rc_is 0 && err_is \"^stripectl: warning: --name 'db': also the name of array $U0 on $L0, $L1, $L2; of two arrays of one name the one started first gets the name, the other starts without it\\\$\""
+	eval "rc_is 0 && err_is \"^stripectl: warning: --name 'db': also the name of array $U0 \\(not running\\) on $L0, $L1, $L2; of two arrays of one name the one started first gets the name, the other starts without it\\\$\""
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 U5=$(ex "$L5" MQSTRIPE_ARRAY_UUID)
 
@@ -472,6 +472,9 @@ sc create --name db "$L3"
 check "create --name db with one 'db' running (the other without the name): refused as the running array's name" \
 	eval "rc_is 1 && grep -q \"^stripectl: --name 'db': an array with this name exists already\" \"\$TMP/err\""
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+sc create --name db "$L3"
+check "... with the named one stopped: refused, saying which runs without the name and how to rename it" \
+	eval "rc_is 1 && grep -qE \"^stripectl: --name 'db': already the name of array ($U0 \\(running as /dev/mqstripe1 without that name\\) on $L0, $L1, $L2 and of array $U5 \\(not running\\) on $L5|$U5 \\(not running\\) on $L5 and of array $U0 \\(running as /dev/mqstripe1 without that name\\) on $L0, $L1, $L2): pick another name; or rename those arrays\" \"\$TMP/err\" && [ -z \"\$(ex $L3 MQSTRIPE_NAME)\" ]"
 LD_PRELOAD=$FAKE "$STRIPECTL" stop /dev/mqstripe1
 sc assemble --scan --uuid "$U0"
 check "... --uuid starts one of them, with the name" eval 'rc_is 0 && stdout_is /dev/mqstripe0 && [ "$(name_of "$U0")" = db ]'
@@ -1298,7 +1301,7 @@ check "rename (--force too) to a running array's name: refused, naming it, nothi
 quiet stop other
 sc rename web other
 check "rename to a name a stopped array's superblock carries: refused, naming where" \
-	eval "rc_is 1 && err_is \"^stripectl: $dev: rename 'other': already the name of array [0-9a-f-]{36} on $L5: pick another name, or give --force to use it anyway\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'web web web ' ]"
+	eval "rc_is 1 && err_is \"^stripectl: $dev: rename 'other': already the name of array [0-9a-f-]{36} \\(not running\\) on $L5: pick another name; or rename that array .*; or give --force to use the name anyway\$\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'web web web ' ]"
 sc rename --force web other
 check "rename --force to a stopped array's name: a warning, renamed" \
 	eval "rc_is 0 && grep -q \"^stripectl: warning: $dev: rename 'other': also the name of array\" \"\$TMP/err\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'other other other ' ]"
