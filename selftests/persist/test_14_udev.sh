@@ -24,8 +24,10 @@
 # nothing (no libblkid prober) and wipefs -a leaves the superblock;
 # mkfs.ext4 without -F writes over it, and then assemble and examine name
 # the device and the ext4 filesystem on it; zero-superblock removes it.
+# Two arrays of one name both start, the first with /dev/stripe/NAME, the
+# second without the name.
 # Catches: a rule that never matches, a name link missing or left behind
-# (also after a rename),
+# (also after a rename), the second array of one name left stopped,
 # an array's filesystem without by-uuid link (fstab's UUID= never
 # mounted at boot), an array restarted by the events of its own stop, an
 # array started on a multipath path (the map could then never form), a
@@ -374,6 +376,34 @@ A1=$(array_by_uuid "$(cat "/sys/class/block/$(blk_name "${L[5]}")/holders/"*/mqs
 A2=$(array_by_uuid "$(cat "/sys/class/block/$(blk_name "${L[7]}")/holders/"*/mqstripe/uuid 2>/dev/null)")
 check_started "$UU" "assemble --scan started the array over two arrays" "$A1" "$A2"
 check_cmd "stop --scan: the three arrays again" "$STRIPECTL" stop --scan
+check_eq "no array left" "" "$(mqs_arrays)"
+udevadm settle --timeout=60
+rm -rf /run/mqstripe/*-*
+
+# Two arrays of one name (different UUIDs, the second made with --force):
+# the add events start both, the first complete one with the name
+# (/dev/stripe/twin), the other without it: an empty sysfs name, linked
+# by its UUID only, the name kept in its superblock.
+T=$("$STRIPECTL" create --name twin --chunk 64K "${L[9]}" 2>&1) ||
+	mqs_die "create twin over ${L[9]}" "$T"
+"$STRIPECTL" stop "$T" >/dev/null || mqs_die "stop $T"
+T=$("$STRIPECTL" create --force --name twin --chunk 64K "${L[11]}" 2>"$MQS_TMP/twin.err") ||
+	mqs_die "create --force twin over ${L[11]}" "$(cat "$MQS_TMP/twin.err")"
+"$STRIPECTL" stop "$T" >/dev/null || mqs_die "stop $T"
+TU1=$(ex "${L[9]}" MQSTRIPE_ARRAY_UUID) TU2=$(ex "${L[11]}" MQSTRIPE_ARRAY_UUID)
+install_rule
+for d in "${L[9]}" "${L[11]}"; do
+	udevadm trigger --action=add "/sys/class/block/$(blk_name "$d")"
+	udevadm settle --timeout=60
+done
+T1=$(array_by_uuid "$TU1") T2=$(array_by_uuid "$TU2")
+check_eq "two arrays named twin: the add events start both" "yes yes" \
+	"$([ -b "$T1" ] && echo yes) $([ -b "$T2" ] && echo yes)"
+check_eq "... /dev/stripe/twin is the first one's ($T1)" "$T1" "$(readlink -f /dev/stripe/twin)"
+check_eq "... the second ($T2) has no name in the module, is linked by its UUID, and its superblock keeps the name" \
+	"/$T2/twin" \
+	"$(cat "/sys/class/block/$(blk_name "$T2")/mqstripe/name" 2>&1)/$(readlink -f "/dev/disk/by-id/mqstripe-uuid-$TU2")/$(ex "${L[11]}" MQSTRIPE_NAME)"
+check_cmd "stop --scan: both" "$STRIPECTL" stop --scan
 check_eq "no array left" "" "$(mqs_arrays)"
 udevadm settle --timeout=60
 rm -rf /run/mqstripe/*-*

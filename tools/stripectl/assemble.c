@@ -28,6 +28,11 @@
  * --scan without --name or --uuid and --incremental are the automatic
  * assembly: they start only what /etc/mqstripe.conf allows (conf.c).
  * Devices given by hand, --name and --uuid start what they name.
+ *
+ * A name is one array's: every kind of assembly starts an array whose
+ * name another running array has without it (under its UUID), with a
+ * warning naming both (start_group()), so the first started keeps
+ * /dev/stripe/NAME, whichever order udev's events come in.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -240,23 +245,22 @@ static void report_cand(const struct mqs_cand *c)
 	report_cand_hint(c, "");
 }
 
-/* Already running, or its name taken by another running array? */
+/* Already running? */
 static int check_running(struct asm_ctx *ctx, const struct mqs_sb *sb,
 			 bool quiet_if_running, bool *running)
 {
 	struct mqstripe_info info;
-	char label[MQS_ERR_LEN], path[64], u[37];
-	char name[MQS_SB_SHOWN_NAME_LEN];
+	char label[MQS_ERR_LEN], path[64];
 	uint32_t index;
 	int rc;
 
 	*running = false;
-	mqs_array_label(sb, label, sizeof(label));
 	rc = mqs_find_uuid(&ctx->ctl, sb->array_uuid, &index, &info);
 	if (!rc) {
 		*running = true;
 		if (quiet_if_running)
 			return MQS_EXIT_OK;
+		mqs_array_label(sb, label, sizeof(label));
 		mqs_array_node(index, path, sizeof(path));
 		mqs_error("%s is already running as %s (see 'stripectl status %s')",
 			  label, path, path);
@@ -266,20 +270,56 @@ static int check_running(struct asm_ctx *ctx, const struct mqs_sb *sb,
 		report_ctl_error("list", rc, ctx->ctl.kernel_abi);
 		return MQS_EXIT_FAIL;
 	}
+	return MQS_EXIT_OK;
+}
+
+/*
+ * Has another running array the name of @sb?  1 and @holder, @holder_uuid
+ * filled: it has; 0: it has not (or @sb has no name); -1: the module could
+ * not be asked (said).  The name (/dev/stripe/NAME) stays with the array
+ * that runs first; the array of @sb then starts without it
+ * (say_nameless()).
+ */
+static int name_taken(struct asm_ctx *ctx, const struct mqs_sb *sb,
+		      uint32_t *holder, uint8_t holder_uuid[16])
+{
+	struct mqstripe_info info;
+	int rc;
+
 	if (!sb->name[0])
-		return MQS_EXIT_OK;
-	rc = mqs_find_name(&ctx->ctl, sb->name, &index, &info);
+		return 0;
+	rc = mqs_find_name(&ctx->ctl, sb->name, holder, &info);
 	if (rc == -ENODEV)
-		return MQS_EXIT_OK;
+		return 0;
 	if (rc) {
 		report_ctl_error("list", rc, ctx->ctl.kernel_abi);
-		return MQS_EXIT_FAIL;
+		return -1;
 	}
-	mqs_array_node(index, path, sizeof(path));
-	mqs_format_uuid(info.uuid, u);
-	mqs_error("%s cannot start: another array named '%s' is running as %s (UUID %s); stop it first",
-		  label, mqs_sb_shown_name(sb->name, name), path, u);
-	return MQS_EXIT_FAIL;
+	memcpy(holder_uuid, info.uuid, MQSTRIPE_UUID_LEN);
+	return 1;
+}
+
+/*
+ * The array of @sb started as @index without its name, which the running
+ * array @holder has: said on stderr and in the system log (udev's
+ * --incremental has no terminal), naming both and the way out.
+ */
+static void say_nameless(const struct mqs_sb *sb, uint32_t index,
+			 uint32_t holder, const uint8_t holder_uuid[16])
+{
+	char label[MQS_ERR_LEN], what[2 * MQS_ERR_LEN], node[64], other[64];
+	char u[37];
+
+	mqs_array_label(sb, label, sizeof(label));
+	mqs_array_node(index, node, sizeof(node));
+	mqs_array_node(holder, other, sizeof(other));
+	mqs_format_uuid(holder_uuid, u);
+	/* a valid superblock's name passed mqs_check_name(): printable */
+	snprintf(what, sizeof(what),
+		 "%s started as %s without its name: the running array %s (UUID %s) has the name '%s' (/dev/stripe/%s); give one of the two another name: 'stripectl rename %s NEWNAME'",
+		 label, node, other, u, sb->name, sb->name, node);
+	mqs_error("warning: %s", what);
+	syslog(LOG_WARNING, "assemble: %s", what);
 }
 
 /*
@@ -429,9 +469,10 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 	struct sbw *w = NULL;
 	uint64_t min_size = UINT64_MAX, data_bytes;
 	char uuid[37], a[32], b[32];
-	uint32_t s, index, version;
+	uint8_t holder_uuid[MQSTRIPE_UUID_LEN];
+	uint32_t s, index, version, holder;
 	bool running, unclean;
-	int rc;
+	int rc, taken;
 
 	/* the state as the array left it, before this start writes active */
 	unclean = m[mqs_newest(m, nr)]->sb.state == MQS_SB_STATE_ACTIVE;
@@ -448,6 +489,11 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 	rc = check_running(ctx, sb, quiet_if_running, &running);
 	if (rc || running)
 		return rc;
+	/* the newest superblock's name: a member one behind a cut rename */
+	taken = name_taken(ctx, &m[mqs_newest(m, nr)]->sb, &holder,
+			   holder_uuid);
+	if (taken < 0)
+		return MQS_EXIT_FAIL;
 
 	members = calloc(nr, sizeof(*members));
 	w = calloc(nr, sizeof(*w));
@@ -526,7 +572,8 @@ start:
 		.chunk_bytes = sb->chunk_bytes,
 		.data_offset_bytes = sb->data_offset_bytes,
 		.member_data_bytes = data_bytes,
-		.name = sb->name[0] ? sb->name : NULL,
+		/* the superblocks keep the name: a later start may have it */
+		.name = sb->name[0] && !taken ? sb->name : NULL,
 		.uuid = uuid,
 		.readonly = ctx->readonly,
 		.queue_depth = sb->queue_depth,
@@ -538,6 +585,8 @@ start:
 		goto out;
 	}
 	incr_forget(sb->array_uuid);
+	if (taken)
+		say_nameless(sb, index, holder, holder_uuid);
 	if (unclean)
 		report_unclean(sb);
 	rc = announce_array(&ctx->ctl, index);
@@ -958,11 +1007,11 @@ static bool remember_seen(struct asm_ctx *ctx, const struct mqs_cand *cands,
  * Group the scanned devices by array UUID; a group's first device is its
  * first with a valid superblock, if it has one.  Names count only from
  * valid superblocks: with --name, two arrays of that name refuse both;
- * without --name or --uuid, two of one name start neither (a damaged
- * superblock is no twin: it is refused on its own), unless one of them is
- * complete and the others are not: stray disks of another array (a disk
- * moved from another host) do not keep the complete array from starting;
- * they are named and left alone.  An array that
+ * without --name or --uuid, of two of one name the first started gets the
+ * name and the other starts without it (start_group(); a damaged
+ * superblock is no twin: it is refused on its own); an incomplete array
+ * whose twin is complete is a stray disk of another array (a disk moved
+ * from another host): it is named and left alone.  An array that
  * /etc/mqstripe.conf does not allow is left alone (a note says why) and
  * does not count as a twin.  For each selected array: skip it if it runs,
  * refuse it if one of its devices has a damaged superblock, else check
@@ -1054,48 +1103,24 @@ static int assemble_scan(struct asm_ctx *ctx, const char *name,
 			continue;
 
 		/*
-		 * Two arrays of one name: /dev/stripe/NAME would go to
-		 * whichever comes first in /proc/partitions.  Start neither
-		 * (--uuid picks one); a running one keeps running.  A
-		 * complete array whose twins are all incomplete starts; they
-		 * are strays, each named and left alone.
+		 * Two arrays of one name: both start, the first one with the
+		 * name (/dev/stripe/NAME), the other without it, saying so
+		 * (start_group()), as --incremental decides; one that runs
+		 * keeps it.  An incomplete array whose twin is complete is a
+		 * stray disk (a disk moved from another host): named and left
+		 * alone.
 		 */
 		for (twin = 0; twin < ngroups; twin++)
 			if (twin != i && !denied[twin] && complete[twin] &&
 			    same_name(&cands[first[i]], &cands[first[twin]]))
 				break;
-		for (j = 0; twin == ngroups && !complete[i] && j < ngroups; j++)
-			if (j != i && !denied[j] &&
-			    same_name(&cands[first[i]], &cands[first[j]]))
-				twin = j;
-		if (!denied[i] && twin < ngroups && !complete[i] &&
-		    complete[twin]) {
+		if (!denied[i] && twin < ngroups && !complete[i]) {
 			mqs_format_uuid(ref->array_uuid, u1);
 			mqs_format_uuid(cands[first[twin]].sb.array_uuid, u2);
 			mqs_error("array %s (on %s) not started: %" PRIu32 " of its %" PRIu32 " members found, and the complete array %s (on %s) has the same name '%s': a stray disk; left alone",
 				  u1, cands[first[i]].path,
 				  slots_found(cands, n, ref->array_uuid),
 				  ref->nr_members, u2, cands[first[twin]].path,
-				  mqs_sb_shown_name(ref->name, shown));
-			ret = MQS_EXIT_FAIL;
-			continue;
-		}
-		if (!denied[i] && twin < ngroups) {
-			if (ctx_ctl(ctx)) {
-				ret = MQS_EXIT_FAIL;
-				break;
-			}
-			if (check_running(ctx, ref, true, &running)) {
-				ret = MQS_EXIT_FAIL;	/* said why */
-				continue;
-			}
-			if (running)
-				continue;
-			mqs_format_uuid(ref->array_uuid, u1);
-			mqs_format_uuid(cands[first[twin]].sb.array_uuid, u2);
-			mqs_error("array %s (on %s) not started: array %s (on %s) has the same name '%s'; start one with 'stripectl assemble --scan --uuid UUID'",
-				  u1, cands[first[i]].path, u2,
-				  cands[first[twin]].path,
 				  mqs_sb_shown_name(ref->name, shown));
 			ret = MQS_EXIT_FAIL;
 			continue;
@@ -1551,7 +1576,7 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 	uint64_t metadata = 0;
 	const struct opt opts[] = {
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
-		  "examine every block device (/proc/partitions) instead of the DEVICEs given, and start every complete array found that is not running" },
+		  "examine every block device (/proc/partitions) instead of the DEVICEs given, and start every complete array found that is not running; of two arrays of one name the one running or started first gets the name, the other starts without it, with a warning (as every kind of assemble does)" },
 		{ "incremental", 'I', OPT_FLAG, &incremental, NULL, NULL,
 		  "record one DEVICE (for udev) and start its array when its last member has arrived, unless another device carries one of its slots too (a copy: as --scan, nothing starts; an older copy of a member, at a lower event count, is left out for the newer one); again for a member of a running array does nothing" },
 		{ "change", 0, OPT_FLAG, &change, NULL, NULL,

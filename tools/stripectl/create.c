@@ -229,68 +229,135 @@ static int check_not_running(struct mqs_ctl *ctl,
 	return MQS_EXIT_FAIL;
 }
 
+/* The arrays check_name_unused() found carrying a name. */
+struct name_user {
+	uint8_t uuid[MQSTRIPE_UUID_LEN];
+	char devs[MQS_ERR_LEN];		/* "DEV, DEV" */
+	size_t used;
+};
+
+/* Does @c carry @name for another array than @self and @req's members? */
+static bool carries_name(const struct mqs_cand *c, const char *name,
+			 const struct mqs_create_req *req, const uint8_t *self)
+{
+	uint32_t j;
+
+	if (c->status == MQS_SB_NONE || c->status == MQS_SB_BAD_VERSION ||
+	    strcmp(c->sb.name, name))
+		return false;
+	if (self && !memcmp(c->sb.array_uuid, self, MQSTRIPE_UUID_LEN))
+		return false;
+	/* create's members: their superblocks are replaced */
+	for (j = 0; req && j < req->nr_members; j++)
+		if (req->members[j].rdev == c->devno)
+			return false;
+	return true;
+}
+
+/*
+ * "array UUID (not running) on DEV, DEV and of array ..." for the @nr
+ * arrays @u, each said running (as the array node, without the name: it
+ * started after another array of the name) or not.
+ */
+static void say_name_users(struct mqs_ctl *ctl, const struct name_user *u,
+			   size_t nr, char *buf, size_t len)
+{
+	struct mqstripe_info info;
+	char uuid[37], state[96], node[64];
+	size_t i, used = 0;
+	uint32_t index;
+
+	buf[0] = '\0';
+	for (i = 0; i < nr && used < len; i++) {
+		mqs_format_uuid(u[i].uuid, uuid);
+		if (!mqs_find_uuid(ctl, u[i].uuid, &index, &info)) {
+			mqs_array_node(index, node, sizeof(node));
+			snprintf(state, sizeof(state),
+				 "running as %s without that name", node);
+		} else {
+			snprintf(state, sizeof(state), "not running");
+		}
+		used += (size_t)snprintf(buf + used, len - used,
+					 "%sarray %s (%s) on %s",
+					 i ? " and of " : "", uuid, state,
+					 u[i].devs);
+	}
+}
+
 /**
  * check_name_unused() - is a name free for an array
+ * @ctl: the control device (which arrays run).
  * @what: the start of the messages ("--name", "/dev/mqstripe0: rename").
  * @name: the name, or NULL (nothing to check).
  * @req: create's request, whose members do not count (their superblocks
- *	are replaced), or NULL.
+ *	are replaced; create refuses a member of another array unless
+ *	--force wipes it), or NULL.
  * @self: the array UUID whose superblocks do not count (rename), or NULL.
  * @force: take the name anyway, with a warning.
  *
  * A name is how an admin and "assemble --scan --name" find an array, and
  * what /dev/stripe/NAME points to: refuse one that a superblock of another
- * array on a visible device already carries (running or not), saying
- * where; --force takes it anyway, with a warning (then "assemble --scan"
- * starts neither array by that name).
+ * array on a visible device already carries (a stopped array, or one that
+ * started without the name because a third had it), naming each such
+ * array, where it is and the ways out; --force takes it anyway, with a
+ * warning (then the array that starts first gets the name, the other one
+ * starts without it).  The caller has refused the name of a running array.
  *
  * Return: MQS_EXIT_OK or MQS_EXIT_FAIL (message printed).
  */
-int check_name_unused(const char *what, const char *name,
-		      const struct mqs_create_req *req, const uint8_t *self,
-		      bool force)
+int check_name_unused(struct mqs_ctl *ctl, const char *what,
+		      const char *name, const struct mqs_create_req *req,
+		      const uint8_t *self, bool force)
 {
-	char where[MQS_ERR_LEN] = "", u[37] = "";
+	char users[2 * MQS_ERR_LEN];
+	struct name_user *u = NULL;
 	struct mqs_cand *c = NULL;
-	size_t n = 0, i, hits = 0, used = 0;
-	uint32_t j;
+	size_t n = 0, i, j, nr = 0;
+	int rc = MQS_EXIT_FAIL;
 
 	if (!name)
 		return MQS_EXIT_OK;
 	if (mqs_scan_devices(&c, &n))
 		return MQS_EXIT_FAIL;
+	u = calloc(n ? n : 1, sizeof(*u));
+	if (!u) {
+		mqs_error("out of memory");
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
-		if (c[i].status == MQS_SB_NONE ||
-		    c[i].status == MQS_SB_BAD_VERSION ||
-		    strcmp(c[i].sb.name, name))
+		if (!carries_name(&c[i], name, req, self))
 			continue;
-		if (self && !memcmp(c[i].sb.array_uuid, self,
+		for (j = 0; j < nr; j++)
+			if (!memcmp(u[j].uuid, c[i].sb.array_uuid,
 				    MQSTRIPE_UUID_LEN))
-			continue;
-		for (j = 0; req && j < req->nr_members; j++)
-			if (req->members[j].rdev == c[i].devno)
 				break;
-		if (req && j < req->nr_members)
-			continue;
-		if (!hits++)
-			mqs_format_uuid(c[i].sb.array_uuid, u);
-		if (used < sizeof(where))
-			used += (size_t)snprintf(where + used,
-						 sizeof(where) - used, "%s%s",
-						 hits > 1 ? ", " : "",
-						 c[i].path);
+		if (j == nr)
+			memcpy(u[nr++].uuid, c[i].sb.array_uuid,
+			       MQSTRIPE_UUID_LEN);
+		if (u[j].used < sizeof(u[j].devs))
+			u[j].used += (size_t)snprintf(u[j].devs + u[j].used,
+						      sizeof(u[j].devs) -
+						      u[j].used, "%s%s",
+						      u[j].used ? ", " : "",
+						      c[i].path);
 	}
-	mqs_free_cands(c, n);
-	if (!hits)
-		return MQS_EXIT_OK;
+	rc = MQS_EXIT_OK;
+	if (!nr)
+		goto out;
+	say_name_users(ctl, u, nr, users, sizeof(users));
 	if (force) {
-		mqs_error("warning: %s '%s': also the name of array %s on %s; with two arrays of one name 'assemble --scan' starts neither by that name",
-			  what, name, u, where);
-		return MQS_EXIT_OK;
+		mqs_error("warning: %s '%s': also the name of %s; of two arrays of one name the one started first gets the name, the other starts without it",
+			  what, name, users);
+		goto out;
 	}
-	mqs_error("%s '%s': already the name of array %s on %s: pick another name, or give --force to use it anyway",
-		  what, name, u, where);
-	return MQS_EXIT_FAIL;
+	mqs_error("%s '%s': already the name of %s: pick another name; or rename %s ('stripectl rename ARRAY NEWNAME', a stopped one once started with 'stripectl assemble --scan --uuid UUID'); or, if %s no longer wanted, erase its superblocks ('stripectl zero-superblock' on the devices named); or give --force to use the name anyway",
+		  what, name, users, nr > 1 ? "those arrays" : "that array",
+		  nr > 1 ? "one is" : "it is");
+	rc = MQS_EXIT_FAIL;
+out:
+	free(u);
+	mqs_free_cands(c, n);
+	return rc;
 }
 
 /*
@@ -337,7 +404,7 @@ static int check_signatures(struct sbw *w, size_t nr, bool force)
 		mqs_error("%s: holds %s: refusing to overwrite it; give --force to wipe it%s",
 			  w[i].path, desc,
 			  found[i] ? " (as 'wipefs -a' would)" :
-			  ", or start that array with 'stripectl assemble'");
+			  "; or, if that array is no longer wanted, erase its superblocks ('stripectl zero-superblock' on its members); or start it with 'stripectl assemble'");
 		goto out;
 	}
 	for (i = 0; force && i < nr; i++) {
@@ -449,7 +516,8 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 	rc = lock == -ETIMEDOUT ? MQS_EXIT_FAIL :
 	     check_not_running(&ctl, req, uuid);
 	if (!rc)
-		rc = check_name_unused("--name", req->name, req, NULL, force);
+		rc = check_name_unused(&ctl, "--name", req->name, req, NULL,
+				       force);
 	if (rc)
 		goto out_ctl;
 	w = calloc(req->nr_members, sizeof(*w));
@@ -502,7 +570,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		{ "chunk", 'c', OPT_SIZE, &chunk, NULL, "SIZE",
 		  "chunk size: a power of two from 4K to 16M and at least the members' physical block size; members x chunk at most 1G (default 512K)" },
 		{ "name", 'n', OPT_STR, &name, NULL, "NAME",
-		  "array name: 1 to 31 characters of A-Z a-z 0-9 . _ -, not starting with '-', not . or .., not mqstripeN (default: none)" },
+		  "array name: 1 to 31 characters of A-Z a-z 0-9 . _ -, not starting with '-', not . or .., not mqstripeN, and not a name another array's superblocks carry unless --force (default: none)" },
 		{ "uuid", 'u', OPT_STR, &uuid_str, NULL, "UUID",
 		  "array UUID, as 01234567-89ab-cdef-0123-456789abcdef (default: random)" },
 		{ "queue-depth", 'q', OPT_UINT, &depth, &depth_given, "N",
@@ -512,7 +580,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		{ "metadata", 'e', OPT_UINT, &metadata, NULL, "VERSION",
 		  "superblock format version: 2 (two copies with a generation counter; the default) or 1 (one copy, for stripectl older than format 2)" },
 		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
-		  "wipe what the members carry (filesystems, partition tables, md or LVM signatures, an mqstripe superblock) instead of refusing, and put it back if the array does not start; members in use are refused all the same" },
+		  "wipe what the members carry (filesystems, partition tables, md or LVM signatures, an mqstripe superblock) instead of refusing, and put it back if the array does not start; members in use are refused all the same; and take a --name that another (stopped) array's superblocks carry, with a warning" },
 		{ 0 }
 	};
 	struct mqs_create_req req;

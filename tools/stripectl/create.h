@@ -10,8 +10,9 @@
 #include "stripectl.h"
 
 int cmd_create(const struct cmd *cmd, int argc, char **argv);
-int check_name_unused(const char *what, const char *name,
-		      const struct mqs_create_req *req, const uint8_t *self,
-		      bool force);
+struct mqs_ctl;
+int check_name_unused(struct mqs_ctl *ctl, const char *what,
+		      const char *name, const struct mqs_create_req *req,
+		      const uint8_t *self, bool force);
 
 #endif /* STRIPECTL_CREATE_H */

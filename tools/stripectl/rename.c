@@ -191,7 +191,7 @@ int cmd_rename(const struct cmd *cmd, int argc, char **argv)
 	bool force = false;
 	const struct opt opts[] = {
 		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
-		  "take NAME even if a stopped array's superblocks carry it (then 'assemble --scan' starts neither by that name)" },
+		  "take NAME even if another array's superblocks carry it (then of the two the one started first gets the name, the other starts without it)" },
 		{ 0 }
 	};
 	struct mqstripe_member_info *members = NULL;
@@ -235,7 +235,7 @@ int cmd_rename(const struct cmd *cmd, int argc, char **argv)
 	if (check_not_running(&ctl, index, node, name))
 		goto out;
 	snprintf(what, sizeof(what), "%s: rename", node);
-	if (check_name_unused(what, name, NULL, info.uuid, force))
+	if (check_name_unused(&ctl, what, name, NULL, info.uuid, force))
 		goto out;
 	rm = calloc(nr ? nr : 1, sizeof(*rm));
 	w = calloc(nr ? nr : 1, sizeof(*w));

@@ -425,17 +425,59 @@ LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
 # names are unique where superblocks are visible, running or not
 sc create --name db "$L5"
-check "create refuses a name a stopped array carries, saying where" \
-	eval "rc_is 1 && err_is \"^stripectl: --name 'db': already the name of array $U0 on $L0, $L1, $L2: pick another name, or give --force\" && [ ! -s \"\$TMP/out\" ] && [ \"\$(ex $L5 MQSTRIPE_NAME)\" = other ]"
+check "create refuses a name a stopped array carries, saying where and what to do" \
+	eval "rc_is 1 && err_is \"^stripectl: --name 'db': already the name of array $U0 \\(not running\\) on $L0, $L1, $L2: pick another name; or rename that array \\('stripectl rename ARRAY NEWNAME', a stopped one once started with 'stripectl assemble --scan --uuid UUID'\\); or, if it is no longer wanted, erase its superblocks \\('stripectl zero-superblock' on the devices named\\); or give --force to use the name anyway\\\$\" && [ ! -s \"\$TMP/out\" ] && [ \"\$(ex $L5 MQSTRIPE_NAME)\" = other ]"
 sc create --force --name db "$L5"
-check "create --force takes the name, with a warning" \
-	eval "rc_is 0 && err_is \"^stripectl: warning: --name 'db': also the name of array $U0 on $L0, $L1, $L2\""
+check "create --force takes the name, with a warning saying what assembly does with two" \
+	eval "rc_is 0 && err_is \"^stripectl: warning: --name 'db': also the name of array $U0 \\(not running\\) on $L0, $L1, $L2; of two arrays of one name the one started first gets the name, the other starts without it\\\$\""
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+U5=$(ex "$L5" MQSTRIPE_ARRAY_UUID)
+
+# two arrays of one name: the one that runs first keeps the name (and
+# /dev/stripe/db); the other starts too, without the name (under its UUID),
+# with a warning on stderr and in the system log naming both UUIDs and
+# 'stripectl rename'; --scan, --incremental and by hand alike
+name_of() { LD_PRELOAD=$FAKE "$STRIPECTL" list | awk -v u="$1" '$3 == u { print $2 }'; }
+nameless_re() {	# nameless_re UUID-WITHOUT UUID-WITH: the warning
+	echo "array 'db' \\(UUID $1\\) started as /dev/mqstripe[0-9] without its name: the running array /dev/mqstripe[0-9] \\(UUID $2\\) has the name 'db' \\(/dev/stripe/db\\); give one of the two another name: 'stripectl rename /dev/mqstripe[0-9] NEWNAME'\$"
+}
+FAKE_MQS_SYSLOG=$TMP/syslog sc assemble --scan
+if [ "$(name_of "$U0")" = db ]; then UA=$U0 UB=$U5; else UA=$U5 UB=$U0; fi
+check "assemble --scan of two arrays named db: both start, one of them without the name" \
+	eval "rc_is 0 && [ \"\$(name_of $UA)/\$(name_of $UB)\" = db/- ] && [ \"\$(wc -l <\"\$TMP/out\")\" = 2 ]"
+check "... saying which and why, naming both UUIDs and 'stripectl rename' (stderr, system log)" \
+	eval "err_is \"^stripectl: warning: \$(nameless_re $UB $UA)\" && grep -qE \"^4 assemble: \$(nameless_re $UB $UA)\" \"\$TMP/syslog\""
+LD_PRELOAD=$FAKE "$STRIPECTL" stop --scan
+check "... its superblocks keep the name through a stop" \
+	eval "[ \"\$(ex $L0 MQSTRIPE_NAME)/\$(ex $L5 MQSTRIPE_NAME)\" = db/db ]"
+rm -f "$TMP/syslog"
+LD_PRELOAD=$FAKE "$STRIPECTL" assemble --incremental "$L5" >/dev/null
+for d in "$L0" "$L1" "$L2"; do
+	FAKE_MQS_SYSLOG=$TMP/syslog sc assemble --incremental "$d"
+done
+check "--incremental: the second array of one name starts without it" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe1 && [ \"\$(name_of $U5)/\$(name_of $U0)\" = db/- ]"
+check "... saying so on stderr and in the system log" \
+	eval "err_is \"^stripectl: warning: \$(nameless_re $U0 $U5)\" && grep -qE \"^4 assemble: \$(nameless_re $U0 $U5)\" \"\$TMP/syslog\""
+rm -f "$TMP/syslog"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop /dev/mqstripe1
 sc assemble --scan
-check "assemble --scan starts neither of two arrays named db, saying why" \
-	eval "rc_is 1 && [ \"\$(grep -c \"not started: array .* has the same name 'db'; start one with 'stripectl assemble --scan --uuid UUID'\" \"\$TMP/err\")\" -eq 2 ] && [ -z \"\$(LD_PRELOAD=$FAKE $STRIPECTL list)\" ]"
+check "assemble --scan with the other 'db' running: starts without the name" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe1 && [ \"\$(name_of $U0)\" = - ] && err_is \"^stripectl: warning: \$(nameless_re $U0 $U5)\""
+LD_PRELOAD=$FAKE "$STRIPECTL" stop /dev/mqstripe1
+sc assemble "$L0" "$L1" "$L2"
+check "assemble by hand with the other 'db' running: starts without the name" \
+	eval "rc_is 0 && stdout_is /dev/mqstripe1 && [ \"\$(name_of $U0)\" = - ] && err_is \"^stripectl: warning: \$(nameless_re $U0 $U5)\""
+sc create --name db "$L3"
+check "create --name db with one 'db' running (the other without the name): refused as the running array's name" \
+	eval "rc_is 1 && grep -q \"^stripectl: --name 'db': an array with this name exists already\" \"\$TMP/err\""
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+sc create --name db "$L3"
+check "... with the named one stopped: refused, saying which runs without the name and how to rename it" \
+	eval "rc_is 1 && grep -qE \"^stripectl: --name 'db': already the name of array ($U0 \\(running as /dev/mqstripe1 without that name\\) on $L0, $L1, $L2 and of array $U5 \\(not running\\) on $L5|$U5 \\(not running\\) on $L5 and of array $U0 \\(running as /dev/mqstripe1 without that name\\) on $L0, $L1, $L2): pick another name; or rename those arrays\" \"\$TMP/err\" && [ -z \"\$(ex $L3 MQSTRIPE_NAME)\" ]"
+LD_PRELOAD=$FAKE "$STRIPECTL" stop /dev/mqstripe1
 sc assemble --scan --uuid "$U0"
-check "... --uuid starts one of them" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
+check "... --uuid starts one of them, with the name" eval 'rc_is 0 && stdout_is /dev/mqstripe0 && [ "$(name_of "$U0")" = db ]'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 LD_PRELOAD=$FAKE "$STRIPECTL" zero-superblock "$L5"
 
@@ -1259,7 +1301,7 @@ check "rename (--force too) to a running array's name: refused, naming it, nothi
 quiet stop other
 sc rename web other
 check "rename to a name a stopped array's superblock carries: refused, naming where" \
-	eval "rc_is 1 && err_is \"^stripectl: $dev: rename 'other': already the name of array [0-9a-f-]{36} on $L5: pick another name, or give --force to use it anyway\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'web web web ' ]"
+	eval "rc_is 1 && err_is \"^stripectl: $dev: rename 'other': already the name of array [0-9a-f-]{36} \\(not running\\) on $L5: pick another name; or rename that array .*; or give --force to use the name anyway\$\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'web web web ' ]"
 sc rename --force web other
 check "rename --force to a stopped array's name: a warning, renamed" \
 	eval "rc_is 0 && grep -q \"^stripectl: warning: $dev: rename 'other': also the name of array\" \"\$TMP/err\" && [ \"\$(ex_all MQSTRIPE_NAME)\" = 'other other other ' ]"
