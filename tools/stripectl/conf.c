@@ -13,12 +13,15 @@
  *	MAILADDR ADDRESS
  *	MAILFROM SENDER...
  *	PROGRAM PATH
+ *	GROW auto|manual
  *
  * AUTO yes (the default, also without the file): every array may start.
  * AUTO no: only the arrays an ARRAY line names (every key given must
  * match the superblock).  MAILADDR, MAILFROM and PROGRAM are for
  * stripectl monitor --scan: where it sends the events (the assembly
- * ignores them).
+ * ignores them).  GROW auto lets the udev rule grow a running array when
+ * its members report a new size (stripectl grow --on-resize); GROW manual
+ * (the default) leaves growing to the admin.
  *
  * A line the parser does not take is an issue naming the file and line
  * (struct mqs_conf_issue), and only what the line was for stops on it,
@@ -30,6 +33,8 @@
  *     let every array start); the monitor warns and goes on;
  *   - a bad MAILADDR, MAILFROM or PROGRAM line: the monitor refuses to
  *     start; the assembly warns and goes on;
+ *   - a bad GROW line: no array grows by itself (as GROW manual); the
+ *     assembly and the monitor warn and go on;
  *   - a bad ARRAY line: warned and ignored whole (an ARRAY line only ever
  *     allows an array: leaving one out starts no array it did not name);
  *   - any other unknown keyword: warned and ignored, as mdadm does with
@@ -67,6 +72,26 @@ static int parse_auto(struct mqs_conf *conf, char **tok, size_t ntok,
 	}
 	conf->auto_start = !strcasecmp(tok[1], "yes");
 	conf->auto_line = line;
+	return 0;
+}
+
+static int parse_grow(struct mqs_conf *conf, char **tok, size_t ntok,
+		      unsigned int line, char *err, size_t len)
+{
+	if (conf->grow_line) {
+		mqs_set_err(err, len, "%s:%u: GROW given again (first on line %u): keep one",
+			    conf->path, line, conf->grow_line);
+		return -EINVAL;
+	}
+	if (ntok != 2 ||
+	    (strcasecmp(tok[1], "auto") && strcasecmp(tok[1], "manual"))) {
+		mqs_set_err(err, len, "%s:%u: GROW takes one word, auto or manual%s%s%s",
+			    conf->path, line, ntok > 1 ? " (not '" : "",
+			    ntok > 1 ? tok[1] : "", ntok > 1 ? "')" : "");
+		return -EINVAL;
+	}
+	conf->grow_auto = !strcasecmp(tok[1], "auto");
+	conf->grow_line = line;
 	return 0;
 }
 
@@ -193,6 +218,8 @@ static enum mqs_conf_bad meant(const char *kw, char **tok, size_t ntok)
 	if (!strcasecmp(kw, "MAILADDR") || !strcasecmp(kw, "MAILFROM") ||
 	    !strcasecmp(kw, "PROGRAM"))
 		return MQS_CONF_BAD_MONITOR;
+	if (!strcasecmp(kw, "GROW"))
+		return MQS_CONF_BAD_GROW;
 	if (!strncasecmp(kw, "AU", 2) ||
 	    (ntok == 2 && (!strcasecmp(tok[1], "yes") ||
 			   !strcasecmp(tok[1], "no"))))
@@ -264,6 +291,9 @@ void mqs_conf_issue_text(const struct mqs_conf_issue *issue, bool monitor,
 	case MQS_CONF_BAD_MONITOR:
 		then = "the assembly does not use it and goes on; 'stripectl monitor --scan' refuses to start until it is fixed";
 		break;
+	case MQS_CONF_BAD_GROW:
+		then = "the line is ignored: no array grows by itself until it is fixed (as with GROW manual)";
+		break;
 	case MQS_CONF_BAD_ARRAY:
 		then = "the line is ignored (with AUTO no, the array it was to name starts only if another line names it)";
 		break;
@@ -332,12 +362,14 @@ int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
 		} else if (!strcasecmp(tok[0], "PROGRAM")) {
 			rc = parse_word(&conf->program, &conf->program_line,
 					tok, ntok, line, path, err, len);
+		} else if (!strcasecmp(tok[0], "GROW")) {
+			rc = parse_grow(conf, tok, ntok, line, err, len);
 		} else if (meant(tok[0], tok, ntok) == MQS_CONF_MISSPELT_AUTO) {
-			mqs_set_err(err, len, "%s:%u: unknown keyword '%s', a misspelt AUTO? (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf(5))",
+			mqs_set_err(err, len, "%s:%u: unknown keyword '%s', a misspelt AUTO? (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM, GROW; see mqstripe.conf(5))",
 				    path, line, tok[0]);
 			rc = -EINVAL;
 		} else {
-			mqs_set_err(err, len, "%s:%u: unknown keyword '%s' (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf(5))",
+			mqs_set_err(err, len, "%s:%u: unknown keyword '%s' (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM, GROW; see mqstripe.conf(5))",
 				    path, line, tok[0]);
 			rc = -EINVAL;
 		}
