@@ -56,42 +56,26 @@ const char *mqs_conf_path(void)
 	return p && *p ? p : MQS_CONF_PATH;
 }
 
-static int parse_auto(struct mqs_conf *conf, char **tok, size_t ntok,
-		      unsigned int line, char *err, size_t len)
+/* @kw @on|@off (AUTO yes|no): @set when @on, @kw_line its line. */
+static int parse_choice(struct mqs_conf *conf, char **tok, size_t ntok,
+			unsigned int line, const char *kw, const char *on,
+			const char *off, bool *set, unsigned int *kw_line,
+			char *err, size_t len)
 {
-	if (conf->auto_line) {
-		mqs_set_err(err, len, "%s:%u: AUTO given again (first on line %u): keep one",
-			    conf->path, line, conf->auto_line);
+	if (*kw_line) {
+		mqs_set_err(err, len, "%s:%u: %s given again (first on line %u): keep one",
+			    conf->path, line, kw, *kw_line);
 		return -EINVAL;
 	}
-	if (ntok != 2 || (strcasecmp(tok[1], "yes") && strcasecmp(tok[1], "no"))) {
-		mqs_set_err(err, len, "%s:%u: AUTO takes one word, yes or no%s%s%s",
-			    conf->path, line, ntok > 1 ? " (not '" : "",
-			    ntok > 1 ? tok[1] : "", ntok > 1 ? "')" : "");
+	if (ntok != 2 || (strcasecmp(tok[1], on) && strcasecmp(tok[1], off))) {
+		mqs_set_err(err, len, "%s:%u: %s takes one word, %s or %s%s%s%s",
+			    conf->path, line, kw, on, off,
+			    ntok > 1 ? " (not '" : "", ntok > 1 ? tok[1] : "",
+			    ntok > 1 ? "')" : "");
 		return -EINVAL;
 	}
-	conf->auto_start = !strcasecmp(tok[1], "yes");
-	conf->auto_line = line;
-	return 0;
-}
-
-static int parse_grow(struct mqs_conf *conf, char **tok, size_t ntok,
-		      unsigned int line, char *err, size_t len)
-{
-	if (conf->grow_line) {
-		mqs_set_err(err, len, "%s:%u: GROW given again (first on line %u): keep one",
-			    conf->path, line, conf->grow_line);
-		return -EINVAL;
-	}
-	if (ntok != 2 ||
-	    (strcasecmp(tok[1], "auto") && strcasecmp(tok[1], "manual"))) {
-		mqs_set_err(err, len, "%s:%u: GROW takes one word, auto or manual%s%s%s",
-			    conf->path, line, ntok > 1 ? " (not '" : "",
-			    ntok > 1 ? tok[1] : "", ntok > 1 ? "')" : "");
-		return -EINVAL;
-	}
-	conf->grow_auto = !strcasecmp(tok[1], "auto");
-	conf->grow_line = line;
+	*set = !strcasecmp(tok[1], on);
+	*kw_line = line;
 	return 0;
 }
 
@@ -350,7 +334,9 @@ int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
 		if (!ntok)
 			continue;
 		if (!strcasecmp(tok[0], "AUTO")) {
-			rc = parse_auto(conf, tok, ntok, line, err, len);
+			rc = parse_choice(conf, tok, ntok, line, "AUTO", "yes",
+					  "no", &conf->auto_start,
+					  &conf->auto_line, err, len);
 		} else if (!strcasecmp(tok[0], "ARRAY")) {
 			rc = parse_array(conf, tok, ntok, line, err, len);
 		} else if (!strcasecmp(tok[0], "MAILADDR")) {
@@ -363,7 +349,9 @@ int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
 			rc = parse_word(&conf->program, &conf->program_line,
 					tok, ntok, line, path, err, len);
 		} else if (!strcasecmp(tok[0], "GROW")) {
-			rc = parse_grow(conf, tok, ntok, line, err, len);
+			rc = parse_choice(conf, tok, ntok, line, "GROW", "auto",
+					  "manual", &conf->grow_auto,
+					  &conf->grow_line, err, len);
 		} else if (meant(tok[0], tok, ntok) == MQS_CONF_MISSPELT_AUTO) {
 			mqs_set_err(err, len, "%s:%u: unknown keyword '%s', a misspelt AUTO? (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM, GROW; see mqstripe.conf(5))",
 				    path, line, tok[0]);

@@ -218,15 +218,7 @@ static int grow_array(struct mqs_ctl *ctl, uint32_t index,
 	mqs_array_node(index, node, sizeof(node));
 	if (check_growable(index, node, info, members, nr))
 		return MQS_EXIT_FAIL;
-	rm = calloc(nr ? nr : 1, sizeof(*rm));
-	w = calloc(nr ? nr : 1, sizeof(*w));
-	if (!rm || !w) {
-		mqs_error("out of memory");
-		goto out;
-	}
-	for (i = 0; i < nr; i++)
-		sbw_init(&w[i], NULL);
-	if (livesb_read(node, info, members, rm, w, nr, &no_sb, &words))
+	if (livesb_read(node, info, members, &rm, &w, nr, &no_sb, &words))
 		goto out;
 	if (new_member_bytes(node, info, rm, nr, want_size, &per))
 		goto out;
@@ -276,10 +268,7 @@ static int grow_array(struct mqs_ctl *ctl, uint32_t index,
 		  node, node);
 	rc = MQS_EXIT_OK;
 out:
-	sbw_free(w, nr);
-	for (i = 0; rm && i < nr; i++)
-		mqs_cand_free(&rm[i].cand);
-	free(rm);
+	livesb_free(rm, w, nr);
 	return rc;
 }
 

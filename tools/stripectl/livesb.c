@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -25,8 +26,8 @@
  * @node: the array's node, for messages.
  * @info: the array, from INFO.
  * @members: its members, from INFO, in slot order.
- * @rm: @nr entries, filled.
- * @w: @nr writes, initialised (sbw_init()), set up for a shared write.
+ * @rmp: set to @nr entries, filled (livesb_free() them, also on failure).
+ * @wp: set to @nr writes, set up for a shared write.
  * @nr: number of members.
  * @none_at_all: set when no member has a superblock (an array started
  *	without superblocks).
@@ -36,12 +37,23 @@
  * @none_at_all), MQS_EXIT_FAIL (said) otherwise.
  */
 int livesb_read(const char *node, const struct mqstripe_info *info,
-		const struct mqstripe_member_info *members, struct livesb *rm,
-		struct sbw *w, uint32_t nr, bool *none_at_all,
+		const struct mqstripe_member_info *members, struct livesb **rmp,
+		struct sbw **wp, uint32_t nr, bool *none_at_all,
 		const struct livesb_words *words)
 {
+	struct livesb *rm = calloc(nr ? nr : 1, sizeof(*rm));
+	struct sbw *w = calloc(nr ? nr : 1, sizeof(*w));
 	uint32_t i, none = 0;
 	int rc;
+
+	*rmp = rm;
+	*wp = w;
+	if (!rm || !w) {
+		mqs_error("out of memory");
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; i < nr; i++)
+		sbw_init(&w[i], NULL);
 
 	for (i = 0; i < nr; i++) {
 		const struct mqstripe_member_info *m = &members[i];
@@ -131,4 +143,20 @@ void livesb_build(struct livesb *rm, struct sbw *w, uint32_t nr)
 						 rm[i].cand.copies.chosen *
 						 MQS_SB_SIZE, w[i].new);
 	}
+}
+
+/**
+ * livesb_free() - free what livesb_read() allocated
+ * @rm: its members, or NULL.
+ * @w: its writes, or NULL (released: descriptors closed).
+ * @nr: number of members.
+ */
+void livesb_free(struct livesb *rm, struct sbw *w, uint32_t nr)
+{
+	uint32_t i;
+
+	sbw_free(w, w ? nr : 0);
+	for (i = 0; rm && i < nr; i++)
+		mqs_cand_free(&rm[i].cand);
+	free(rm);
 }

@@ -35,9 +35,10 @@ struct livesb_words {
 };
 
 int livesb_read(const char *node, const struct mqstripe_info *info,
-		const struct mqstripe_member_info *members, struct livesb *rm,
-		struct sbw *w, uint32_t nr, bool *none_at_all,
+		const struct mqstripe_member_info *members, struct livesb **rmp,
+		struct sbw **wp, uint32_t nr, bool *none_at_all,
 		const struct livesb_words *words);
 void livesb_build(struct livesb *rm, struct sbw *w, uint32_t nr);
+void livesb_free(struct livesb *rm, struct sbw *w, uint32_t nr);
 
 #endif /* STRIPECTL_LIVESB_H */

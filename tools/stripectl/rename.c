@@ -120,7 +120,7 @@ int cmd_rename(const struct cmd *cmd, int argc, char **argv)
 	char err[MQS_ERR_LEN], node[64], what[96], old[MQSTRIPE_NAME_LEN];
 	const char *name;
 	bool no_sb = false;
-	uint32_t index, nr, i;
+	uint32_t index, nr;
 	int first, rc, lock;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
@@ -155,15 +155,7 @@ int cmd_rename(const struct cmd *cmd, int argc, char **argv)
 	snprintf(what, sizeof(what), "%s: rename", node);
 	if (check_name_unused(what, name, NULL, info.uuid, force))
 		goto out;
-	rm = calloc(nr ? nr : 1, sizeof(*rm));
-	w = calloc(nr ? nr : 1, sizeof(*w));
-	if (!rm || !w) {
-		mqs_error("out of memory");
-		goto out;
-	}
-	for (i = 0; i < nr; i++)
-		sbw_init(&w[i], NULL);
-	rc = livesb_read(node, &info, members, rm, w, nr, &no_sb, &words);
+	rc = livesb_read(node, &info, members, &rm, &w, nr, &no_sb, &words);
 	if (!rc && no_sb) {
 		rc = module_rename(&ctl, index, node, name);
 		if (!rc)
@@ -191,10 +183,7 @@ int cmd_rename(const struct cmd *cmd, int argc, char **argv)
 	printf("%s: renamed from '%s' to '%s' in the module and the superblocks of %u members\n",
 	       node, old, name, nr);
 out:
-	sbw_free(w, nr);
-	for (i = 0; rm && i < nr; i++)
-		mqs_cand_free(&rm[i].cand);
-	free(rm);
+	livesb_free(rm, w, nr);
 	mqs_meta_unlock(lock);
 	free(members);
 	mqs_ctl_close(&ctl);
