@@ -308,6 +308,7 @@ int mqs_array_info(u32 index, struct mqstripe_info *info,
 int mqs_array_list(u32 *indexes, u32 cap, u32 *count);
 int mqs_array_clear(u32 index, u32 slot, u32 *state);
 int mqs_array_rename(u32 index, const char *name);
+int mqs_array_resize(struct mqstripe_resize *r);
 void mqs_array_remove_all(void);
 void mqs_member_failed(struct mqs_member *m, mqs_req_op_t op, bool flush,
 		       blk_status_t status);

@@ -1485,6 +1485,83 @@ out:
 	return err;
 }
 
+/* ---- resize -------------------------------------------------------- */
+
+/**
+ * mqs_array_resize() - MQSTRIPE_IOC_RESIZE
+ * @r: the command: @r->index and @r->member_data_bytes in; @r->capacity_bytes,
+ *	@r->error_member and @r->error_code out.
+ *
+ * The array takes @r->member_data_bytes of every member from now on.  Layout
+ * version 1 (mqstripe_map.h) maps array chunk c to row c / nr_members, so
+ * more rows only add array sectors past the old end: in-flight and later IO
+ * below it maps as before, and the capacity grows under IO.  The members'
+ * sizes are read again (they may have grown since the array started) and
+ * kept for INFO.  set_capacity_and_notify() sends the change uevent
+ * (RESIZE=1) that tells udev and file systems.  Never shrinks: a smaller
+ * size would cut the end off a file system that may use it.
+ *
+ * Context: process, takes mqs_ctl_mutex.
+ * Return: 0; -ENODEV (no such array), -EINVAL (size not a multiple of the
+ * chunk, smaller than the array's, or too large), -ENOSPC (a member too
+ * small: @r->error_member, MQSTRIPE_ERR_TOO_SMALL), -EIO (a member is
+ * faulty or gone), -EROFS (read-only array).
+ */
+int mqs_array_resize(struct mqstripe_resize *r)
+{
+	u64 bytes = r->member_data_bytes;
+	sector_t new_sectors, old_sectors;
+	struct mqs_array *a;
+	int err = 0;
+	u32 i;
+
+	mutex_lock(&mqs_ctl_mutex);
+	a = mqs_find(r->index);
+	if (!a) {
+		err = -ENODEV;
+		goto out;
+	}
+	old_sectors = a->member_data_sectors;
+	if (!bytes || bytes % a->chunk_bytes ||
+	    bytes < ((u64)old_sectors << SECTOR_SHIFT) ||
+	    bytes > div_u64(LLONG_MAX, a->nr_members)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (a->readonly) {
+		err = -EROFS;
+		goto out;
+	}
+	if (mqs_array_failed(a)) {
+		err = -EIO;
+		goto out;
+	}
+	for (i = 0; i < a->nr_members; i++) {
+		struct mqs_member *m = &a->members[i];
+
+		m->size_sectors = bdev_nr_sectors(m->bdev);
+		if (((u64)m->size_sectors << SECTOR_SHIFT) <
+		    a->data_offset_bytes + bytes) {
+			r->error_member = i;
+			r->error_code = MQSTRIPE_ERR_TOO_SMALL;
+			err = -ENOSPC;
+			goto out;
+		}
+	}
+	new_sectors = bytes >> SECTOR_SHIFT;
+	if (new_sectors != old_sectors) {
+		a->member_data_sectors = new_sectors;
+		set_capacity_and_notify(a->disk, new_sectors * a->nr_members);
+		pr_info("%s: grown from %llu to %llu sectors (%llu sectors of every member)\n",
+			a->disk->disk_name, (u64)old_sectors * a->nr_members,
+			(u64)get_capacity(a->disk), (u64)new_sectors);
+	}
+	r->capacity_bytes = (u64)get_capacity(a->disk) << SECTOR_SHIFT;
+out:
+	mutex_unlock(&mqs_ctl_mutex);
+	return err;
+}
+
 /* ---- info and list --------------------------------------------------- */
 
 /**

@@ -262,6 +262,24 @@ static int mqs_ctl_rename(void __user *arg)
 	return err ? err : mqs_copy_out(arg, &r, sizeof(r));
 }
 
+static int mqs_ctl_resize(void __user *arg)
+{
+	struct mqstripe_resize r;
+	int err = mqs_copy_in(&r, arg, sizeof(r), 0, false), err2;
+
+	if (!err && (r.error_member || r.error_code || r.capacity_bytes ||
+		     r.reserved0 || !mqs_zero(r.reserved, sizeof(r.reserved))))
+		err = -EINVAL;
+	if (!err)
+		err = mqs_check_writable(arg, sizeof(r));
+	if (err)
+		return err;
+	r.error_member = MQSTRIPE_NO_MEMBER;
+	err = mqs_array_resize(&r);
+	err2 = mqs_copy_out(arg, &r, sizeof(r));
+	return err ? err : err2;
+}
+
 static long mqs_ctl_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -285,6 +303,8 @@ static long mqs_ctl_ioctl(struct file *file, unsigned int cmd,
 		return mqs_ctl_clear(argp);
 	case MQSTRIPE_IOC_RENAME:
 		return mqs_ctl_rename(argp);
+	case MQSTRIPE_IOC_RESIZE:
+		return mqs_ctl_resize(argp);
 	default:
 		return -ENOTTY;
 	}

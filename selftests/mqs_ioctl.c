@@ -235,6 +235,78 @@ static void bad_create(struct mqstripe_create *c, int want, int code,
 		    what, before, after);
 }
 
+/*
+ * RESIZE of the array @idx (3 members, all their room used: @info): the
+ * same size is no change; one chunk more is ENOSPC naming the first member
+ * without room; each malformed call is refused; nothing changes the size.
+ */
+static void t_resize(__u32 idx, const struct mqstripe_info *info)
+{
+	__u64 per = info->member_data_bytes, chunk = info->chunk_bytes;
+	struct mqstripe_resize z;
+	struct mqstripe_info after;
+	__u32 first = MQSTRIPE_NO_MEMBER, k;
+	int e;
+
+	/* the first member without room for one chunk more */
+	for (k = 0; k < 3 && first == MQSTRIPE_NO_MEMBER; k++) {
+		__u64 size = 0;
+
+		if (!ioctl(fds[k], BLKGETSIZE64, &size) &&
+		    size < info->data_offset_bytes + per + chunk)
+			first = k;
+	}
+	z = (struct mqstripe_resize){ .hdr = HDR(z), .index = idx,
+				      .member_data_bytes = per };
+	e = xioctl(MQSTRIPE_IOC_RESIZE, &z);
+	expect(e, 0, "RESIZE to the same size");
+	ktap_result(!e && z.capacity_bytes == info->capacity_bytes &&
+		    z.error_member == MQSTRIPE_NO_MEMBER,
+		    "RESIZE to the same size: capacity %llu as before, no member blamed (%d)",
+		    (unsigned long long)z.capacity_bytes, (int)z.error_member);
+	z = (struct mqstripe_resize){ .hdr = HDR(z), .index = idx,
+				      .member_data_bytes = per + chunk };
+	e = xioctl(MQSTRIPE_IOC_RESIZE, &z);
+	expect(e, ENOSPC, "RESIZE one chunk beyond the members' room");
+	ktap_result(z.error_code == MQSTRIPE_ERR_TOO_SMALL && z.error_member == first,
+		    "RESIZE beyond the room: TOO_SMALL naming member %u (got code %u member %d)",
+		    first, z.error_code, (int)z.error_member);
+	z = (struct mqstripe_resize){ .hdr = HDR(z), .index = idx,
+				      .member_data_bytes = per + 512 };
+	expect(xioctl(MQSTRIPE_IOC_RESIZE, &z), EINVAL, "RESIZE not a multiple of the chunk");
+	z = (struct mqstripe_resize){ .hdr = HDR(z), .index = idx,
+				      .member_data_bytes = per - chunk };
+	expect(xioctl(MQSTRIPE_IOC_RESIZE, &z), EINVAL, "RESIZE smaller (never shrinks)");
+	z = (struct mqstripe_resize){ .hdr = HDR(z), .index = idx };
+	expect(xioctl(MQSTRIPE_IOC_RESIZE, &z), EINVAL, "RESIZE to 0");
+	z = (struct mqstripe_resize){ .hdr = HDR(z), .index = idx,
+				      .member_data_bytes = per };
+	z.reserved0 = 1;
+	expect(xioctl(MQSTRIPE_IOC_RESIZE, &z), EINVAL, "RESIZE reserved0 1");
+	z.reserved0 = 0;
+	z.reserved[3] = 1;
+	expect(xioctl(MQSTRIPE_IOC_RESIZE, &z), EINVAL, "RESIZE reserved[3] 1");
+	z.reserved[3] = 0;
+	z.capacity_bytes = 1;
+	expect(xioctl(MQSTRIPE_IOC_RESIZE, &z), EINVAL, "RESIZE capacity_bytes in (an output)");
+	z.capacity_bytes = 0;
+	z.error_code = 1;
+	expect(xioctl(MQSTRIPE_IOC_RESIZE, &z), EINVAL, "RESIZE error_code in (an output)");
+	z.error_code = 0;
+	z.hdr.size -= 8;
+	expect(xioctl(MQSTRIPE_IOC_RESIZE, &z), EINVAL, "RESIZE hdr.size - 8");
+	z = (struct mqstripe_resize){ .hdr = HDR(z), .index = 100000,
+				      .member_data_bytes = per };
+	expect(xioctl(MQSTRIPE_IOC_RESIZE, &z), ENODEV, "RESIZE of a missing array");
+	after = (struct mqstripe_info){ .hdr = HDR(after), .index = idx };
+	e = xioctl(MQSTRIPE_IOC_INFO, &after);
+	ktap_result(!e && after.capacity_bytes == info->capacity_bytes &&
+		    after.member_data_bytes == per,
+		    "RESIZE refusals changed nothing (capacity %llu, was %llu)",
+		    (unsigned long long)after.capacity_bytes,
+		    (unsigned long long)info->capacity_bytes);
+}
+
 static void t_create(void)
 {
 	struct mqstripe_create c;
@@ -373,6 +445,8 @@ static void t_create(void)
 	info = (struct mqstripe_info){ .hdr = HDR(info), .index = idx };
 	ktap_result(!xioctl(MQSTRIPE_IOC_INFO, &info) && !strcmp(info.name, "ioctl-renamed"),
 		    "RENAME: INFO names it ioctl-renamed ('%s')", info.name);
+
+	t_resize(idx, &info);
 
 	/* a member of this array cannot go into another one */
 	{
@@ -754,6 +828,15 @@ static void t_readonly(void)
 	e = afd < 0 || ioctl(afd, BLKROGET, &ro);
 	ktap_result(!e && ro == 1, "READONLY: still read-only after BLKROSET 0 (%d)",
 		    ro);
+	{
+		struct mqstripe_resize z = { .hdr = HDR(z), .index = c.index };
+		struct mqstripe_info ri = { .hdr = HDR(ri), .index = c.index };
+
+		e = xioctl(MQSTRIPE_IOC_INFO, &ri);
+		z.member_data_bytes = ri.member_data_bytes;
+		expect(e ? e : xioctl(MQSTRIPE_IOC_RESIZE, &z), EROFS,
+		       "READONLY: RESIZE refused");
+	}
 
 	/* an array on top of it, without a superblock, takes it read-write */
 	create_init(&top, &afd, 1);

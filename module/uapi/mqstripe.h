@@ -91,7 +91,9 @@ struct mqstripe_ioctl_hdr {
 #define MQSTRIPE_FEAT_IO_STATS		(1ULL << 9)
 /* CREATE takes MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES */
 #define MQSTRIPE_FEAT_MEMBER_DATA_BYTES	(1ULL << 10)
-#define MQSTRIPE_FEAT_ALL		((1ULL << 11) - 1)
+/* MQSTRIPE_IOC_RESIZE: a running array grows onto its members' new room */
+#define MQSTRIPE_FEAT_RESIZE		(1ULL << 11)
+#define MQSTRIPE_FEAT_ALL		((1ULL << 12) - 1)
 
 /**
  * struct mqstripe_version - MQSTRIPE_IOC_GET_VERSION
@@ -301,6 +303,49 @@ struct mqstripe_rename {
 };
 
 /* Array and member states. */
+/**
+ * struct mqstripe_resize - MQSTRIPE_IOC_RESIZE: a running array grows
+ * @hdr: common header.
+ * @index: in: N of /dev/mqstripeN.
+ * @error_member: out: the slot of the member without room for
+ *	@member_data_bytes, or MQSTRIPE_NO_MEMBER; 0 on input.
+ * @member_data_bytes: in: the bytes of every member the array uses for
+ *	data from now on, from the data offset on: a multiple of the chunk,
+ *	not less than the array's (INFO's member_data_bytes), and held by
+ *	every member after its data offset.
+ * @capacity_bytes: out: the array's size after the call; 0 on input.
+ * @error_code: out: MQSTRIPE_ERR_TOO_SMALL with @error_member, else 0;
+ *	0 on input.
+ * @reserved0: must be zero.
+ * @reserved: must be zero.
+ *
+ * Layout version 1 puts array chunk c at row c / nr_members of member
+ * c % nr_members (docs/FORMAT.md), so more rows extend the array at its
+ * end and nothing already written moves: the array grows online, under
+ * IO, with no copy.  Each member's size is read again (a member that grew
+ * since the array started: a namespace resize, a dm reload, a bigger
+ * volume); the capacity changes with a change uevent (RESIZE=1), after
+ * which a mounted file system can grow (xfs_growfs, resize2fs).  The same
+ * size again is no error and changes nothing.  The superblocks on the
+ * members are not touched: the caller writes the new size first, so that
+ * a cut after the call finds it.  Errors: ENODEV (no such array), EINVAL
+ * (@member_data_bytes not a multiple of the chunk, less than the array's,
+ * or an array too large for the block layer; header, reserved fields),
+ * ENOSPC (a member is too small: @error_member), EIO (a member is faulty
+ * or gone: the array is failed), EROFS (assembled read-only), EPERM,
+ * EFAULT.
+ */
+struct mqstripe_resize {
+	struct mqstripe_ioctl_hdr hdr;
+	__u32 index;
+	__u32 error_member;
+	__u64 member_data_bytes;
+	__u64 capacity_bytes;
+	__u32 error_code;
+	__u32 reserved0;
+	__u64 reserved[4];
+};
+
 #define MQSTRIPE_STATE_ACTIVE	0	/* every member answers */
 #define MQSTRIPE_STATE_FAILED	1	/* a member failed: IO to it fails */
 
@@ -428,5 +473,7 @@ struct mqstripe_list {
 	_IOWR(MQSTRIPE_IOC_MAGIC, 0x05, struct mqstripe_clear)
 #define MQSTRIPE_IOC_RENAME \
 	_IOWR(MQSTRIPE_IOC_MAGIC, 0x06, struct mqstripe_rename)
+#define MQSTRIPE_IOC_RESIZE \
+	_IOWR(MQSTRIPE_IOC_MAGIC, 0x07, struct mqstripe_resize)
 
 #endif /* _UAPI_LINUX_MQSTRIPE_H */

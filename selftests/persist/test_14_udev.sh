@@ -32,6 +32,10 @@
 # mounted at boot), an array restarted by the events of its own stop, an
 # array started on a multipath path (the map could then never form), a
 # member written over that assemble reports only as "no superblock".
+# With GROW auto in mqstripe.conf a member's resize event (losetup -c)
+# grows its running array to the room every member has; without it
+# nothing grows.  Catches: a rule that misses RESIZE=1, a grow past the
+# smallest member, an array grown without the line.
 
 # shellcheck source=SCRIPTDIR/../lib_persist.sh
 . "$(dirname "$0")/../lib_persist.sh"
@@ -354,6 +358,47 @@ udevadm settle --timeout=60
 check_eq "... examine finds no superblock, lsblk -f no FSTYPE on them" "1  " \
 	"$("$STRIPECTL" examine --export "$K0" >/dev/null 2>&1; echo $?) $(lsblk -dno FSTYPE "$K0" | xargs) $(lsblk -dno FSTYPE "${L[11]}" | xargs)"
 rm -rf "/run/mqstripe/$MUUID"
+
+# GROW auto: a member's resize event (losetup -c: RESIZE=1) grows its
+# running array once every member has room, to the smallest member's
+# room; without the line nothing grows
+CONF=/etc/mqstripe.conf
+[ -e "$CONF" ] && cp "$CONF" "$MQS_TMP/conf.saved"
+G=()
+for i in 0 1; do
+	truncate -s 32M "$MQS_TMP/grow$i.img"
+	mqs_loop_create "$MQS_TMP/grow$i.img" || mqs_die "losetup grow$i"
+	G+=("$LOOP_DEV")
+done
+A=$("$STRIPECTL" create --name autogrow --chunk 64K "${G[@]}" 2>&1)
+[ -b "$A" ] || mqs_die "create over ${G[*]}" "$A"
+MQS_ARRAYS+=("$A")
+pattern fill "$A" 0 $((62 << 20)) 14 >/dev/null || fail "fill $A"
+resized() {	# resized I MiB: member I's file grows, the loop device learns it
+	truncate -s "$2M" "$MQS_TMP/grow$1.img" && losetup -c "${G[$1]}" &&
+		udevadm settle --timeout=60
+}
+printf 'AUTO yes\n' >"$CONF"
+resized 0 64
+resized 1 64
+check_eq "without GROW auto the members' resize events grow nothing" $((62 << 20)) "$(blk_bytes "$A")"
+printf 'GROW auto\n' >"$CONF"
+resized 0 96
+check_eq "GROW auto, one member's resize event: grown to what the smallest member holds (2 x 63M)" \
+	$((126 << 20)) "$(blk_bytes "$A")"
+resized 1 96
+check_eq "GROW auto, the other's: grown to 2 x 95M" $((190 << 20)) "$(blk_bytes "$A")"
+check_eq "the superblocks record it" "$((95 << 20)) $((95 << 20))" \
+	"$(ex "${G[0]}" MQSTRIPE_DATA_BYTES) $(ex "${G[1]}" MQSTRIPE_DATA_BYTES)"
+pattern check "$A" 0 $((62 << 20)) 14 >/dev/null
+check_eq "the data written before reads back" 0 $?
+check_cmd "stop the grown array" "$STRIPECTL" stop "$A"
+if [ -e "$MQS_TMP/conf.saved" ]; then
+	cp "$MQS_TMP/conf.saved" "$CONF"
+else
+	rm -f "$CONF"
+fi
+udevadm settle --timeout=60
 
 # An array on arrays: assemble --scan starts the lower ones, then, in a
 # second round, the one over them (the rule out of the way: its add

@@ -13,12 +13,15 @@
  *	MAILADDR ADDRESS
  *	MAILFROM SENDER...
  *	PROGRAM PATH
+ *	GROW auto|manual
  *
  * AUTO yes (the default, also without the file): every array may start.
  * AUTO no: only the arrays an ARRAY line names (every key given must
  * match the superblock).  MAILADDR, MAILFROM and PROGRAM are for
  * stripectl monitor --scan: where it sends the events (the assembly
- * ignores them).
+ * ignores them).  GROW auto lets the udev rule grow a running array when
+ * its members report a new size (stripectl grow --on-resize); GROW manual
+ * (the default) leaves growing to the admin.
  *
  * A line the parser does not take is an issue naming the file and line
  * (struct mqs_conf_issue), and only what the line was for stops on it,
@@ -30,6 +33,8 @@
  *     let every array start); the monitor warns and goes on;
  *   - a bad MAILADDR, MAILFROM or PROGRAM line: the monitor refuses to
  *     start; the assembly warns and goes on;
+ *   - a bad GROW line: no array grows by itself (as GROW manual); the
+ *     assembly and the monitor warn and go on;
  *   - a bad ARRAY line: warned and ignored whole (an ARRAY line only ever
  *     allows an array: leaving one out starts no array it did not name);
  *   - any other unknown keyword: warned and ignored, as mdadm does with
@@ -51,22 +56,26 @@ const char *mqs_conf_path(void)
 	return p && *p ? p : MQS_CONF_PATH;
 }
 
-static int parse_auto(struct mqs_conf *conf, char **tok, size_t ntok,
-		      unsigned int line, char *err, size_t len)
+/* @kw @on|@off (AUTO yes|no): @set when @on, @kw_line its line. */
+static int parse_choice(struct mqs_conf *conf, char **tok, size_t ntok,
+			unsigned int line, const char *kw, const char *on,
+			const char *off, bool *set, unsigned int *kw_line,
+			char *err, size_t len)
 {
-	if (conf->auto_line) {
-		mqs_set_err(err, len, "%s:%u: AUTO given again (first on line %u): keep one",
-			    conf->path, line, conf->auto_line);
+	if (*kw_line) {
+		mqs_set_err(err, len, "%s:%u: %s given again (first on line %u): keep one",
+			    conf->path, line, kw, *kw_line);
 		return -EINVAL;
 	}
-	if (ntok != 2 || (strcasecmp(tok[1], "yes") && strcasecmp(tok[1], "no"))) {
-		mqs_set_err(err, len, "%s:%u: AUTO takes one word, yes or no%s%s%s",
-			    conf->path, line, ntok > 1 ? " (not '" : "",
-			    ntok > 1 ? tok[1] : "", ntok > 1 ? "')" : "");
+	if (ntok != 2 || (strcasecmp(tok[1], on) && strcasecmp(tok[1], off))) {
+		mqs_set_err(err, len, "%s:%u: %s takes one word, %s or %s%s%s%s",
+			    conf->path, line, kw, on, off,
+			    ntok > 1 ? " (not '" : "", ntok > 1 ? tok[1] : "",
+			    ntok > 1 ? "')" : "");
 		return -EINVAL;
 	}
-	conf->auto_start = !strcasecmp(tok[1], "yes");
-	conf->auto_line = line;
+	*set = !strcasecmp(tok[1], on);
+	*kw_line = line;
 	return 0;
 }
 
@@ -193,6 +202,8 @@ static enum mqs_conf_bad meant(const char *kw, char **tok, size_t ntok)
 	if (!strcasecmp(kw, "MAILADDR") || !strcasecmp(kw, "MAILFROM") ||
 	    !strcasecmp(kw, "PROGRAM"))
 		return MQS_CONF_BAD_MONITOR;
+	if (!strcasecmp(kw, "GROW"))
+		return MQS_CONF_BAD_GROW;
 	if (!strncasecmp(kw, "AU", 2) ||
 	    (ntok == 2 && (!strcasecmp(tok[1], "yes") ||
 			   !strcasecmp(tok[1], "no"))))
@@ -264,6 +275,9 @@ void mqs_conf_issue_text(const struct mqs_conf_issue *issue, bool monitor,
 	case MQS_CONF_BAD_MONITOR:
 		then = "the assembly does not use it and goes on; 'stripectl monitor --scan' refuses to start until it is fixed";
 		break;
+	case MQS_CONF_BAD_GROW:
+		then = "the line is ignored: no array grows by itself until it is fixed (as with GROW manual)";
+		break;
 	case MQS_CONF_BAD_ARRAY:
 		then = "the line is ignored (with AUTO no, the array it was to name starts only if another line names it)";
 		break;
@@ -320,7 +334,9 @@ int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
 		if (!ntok)
 			continue;
 		if (!strcasecmp(tok[0], "AUTO")) {
-			rc = parse_auto(conf, tok, ntok, line, err, len);
+			rc = parse_choice(conf, tok, ntok, line, "AUTO", "yes",
+					  "no", &conf->auto_start,
+					  &conf->auto_line, err, len);
 		} else if (!strcasecmp(tok[0], "ARRAY")) {
 			rc = parse_array(conf, tok, ntok, line, err, len);
 		} else if (!strcasecmp(tok[0], "MAILADDR")) {
@@ -332,12 +348,16 @@ int mqs_conf_parse(FILE *f, const char *path, struct mqs_conf *conf,
 		} else if (!strcasecmp(tok[0], "PROGRAM")) {
 			rc = parse_word(&conf->program, &conf->program_line,
 					tok, ntok, line, path, err, len);
+		} else if (!strcasecmp(tok[0], "GROW")) {
+			rc = parse_choice(conf, tok, ntok, line, "GROW", "auto",
+					  "manual", &conf->grow_auto,
+					  &conf->grow_line, err, len);
 		} else if (meant(tok[0], tok, ntok) == MQS_CONF_MISSPELT_AUTO) {
-			mqs_set_err(err, len, "%s:%u: unknown keyword '%s', a misspelt AUTO? (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf(5))",
+			mqs_set_err(err, len, "%s:%u: unknown keyword '%s', a misspelt AUTO? (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM, GROW; see mqstripe.conf(5))",
 				    path, line, tok[0]);
 			rc = -EINVAL;
 		} else {
-			mqs_set_err(err, len, "%s:%u: unknown keyword '%s' (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf(5))",
+			mqs_set_err(err, len, "%s:%u: unknown keyword '%s' (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM, GROW; see mqstripe.conf(5))",
 				    path, line, tok[0]);
 			rc = -EINVAL;
 		}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * /etc/mqstripe.conf: which arrays assemble --scan and --incremental may
- * start, and where stripectl monitor --scan reports (mqstripe.conf(5)).
+ * start, where stripectl monitor --scan reports, and whether arrays grow
+ * by themselves (mqstripe.conf(5)).
  */
 #ifndef STRIPECTL_CONF_H
 #define STRIPECTL_CONF_H
@@ -35,6 +36,7 @@ enum mqs_conf_bad {
 	MQS_CONF_MISSPELT_AUTO,	/* unknown, but could be a misspelt AUTO */
 	MQS_CONF_BAD_ARRAY,	/* an ARRAY line */
 	MQS_CONF_BAD_MONITOR,	/* MAILADDR, MAILFROM, PROGRAM: the monitor's */
+	MQS_CONF_BAD_GROW,	/* a GROW line: whether arrays grow by themselves */
 	MQS_CONF_UNKNOWN,	/* an unknown keyword */
 };
 
@@ -62,6 +64,9 @@ struct mqs_conf_issue {
  * @mailaddr_line: line numbers of those lines, 0 without them.
  * @mailfrom_line: see @mailaddr_line.
  * @program_line: see @mailaddr_line.
+ * @grow_auto: GROW auto: the udev rule grows a running array whose
+ *	members report a new size (false without the line).
+ * @grow_line: the GROW line's number, 0 without one.
  * @issues: the lines not taken, in file order (mqs_conf_blocks()).
  * @nr_issues: entries in @issues.
  */
@@ -78,6 +83,8 @@ struct mqs_conf {
 	unsigned int mailaddr_line;
 	unsigned int mailfrom_line;
 	unsigned int program_line;
+	bool grow_auto;
+	unsigned int grow_line;
 	struct mqs_conf_issue *issues;
 	size_t nr_issues;
 };

@@ -196,6 +196,38 @@ int mqs_rename(struct mqs_ctl *ctl, uint32_t index, const char *name)
 }
 
 /**
+ * mqs_resize() - array @index takes @member_data_bytes of every member
+ * @ctl: open control.
+ * @index: N of /dev/mqstripeN.
+ * @member_data_bytes: the new bytes of data per member.
+ * @capacity: out: the array's size after, in bytes.
+ * @error_member: out: the slot without room (-ENOSPC), else
+ *	MQSTRIPE_NO_MEMBER.
+ *
+ * Return: 0, -ENODEV (no such array), -EINVAL (not a multiple of the
+ * chunk, or smaller than the array's), -ENOSPC (a member too small), -EIO
+ * (the array failed), -EROFS (read-only), -ENOTTY (a module without the
+ * command), or another negative errno.
+ */
+int mqs_resize(struct mqs_ctl *ctl, uint32_t index, uint64_t member_data_bytes,
+	       uint64_t *capacity, uint32_t *error_member)
+{
+	struct mqstripe_resize r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	hdr_init(&r.hdr, sizeof(r), 0);
+	r.index = index;
+	r.member_data_bytes = member_data_bytes;
+	rc = do_ioctl(ctl, MQSTRIPE_IOC_RESIZE, &r.hdr);
+	*capacity = r.capacity_bytes;
+	/* error_member is an answer only with its error code */
+	*error_member = r.error_code == MQSTRIPE_ERR_TOO_SMALL ?
+			r.error_member : MQSTRIPE_NO_MEMBER;
+	return rc;
+}
+
+/**
  * mqs_info() - describe array @index
  * @ctl: open control.
  * @index: N of /dev/mqstripeN.

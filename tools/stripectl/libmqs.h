@@ -26,6 +26,8 @@ int mqs_remove(struct mqs_ctl *ctl, uint32_t index);
 int mqs_clear(struct mqs_ctl *ctl, uint32_t index, uint32_t slot,
 	      uint32_t *before);
 int mqs_rename(struct mqs_ctl *ctl, uint32_t index, const char *name);
+int mqs_resize(struct mqs_ctl *ctl, uint32_t index, uint64_t member_data_bytes,
+	       uint64_t *capacity, uint32_t *error_member);
 int mqs_info(struct mqs_ctl *ctl, uint32_t index, struct mqstripe_info *info,
 	     struct mqstripe_member_info *members, uint32_t cap);
 int mqs_list(struct mqs_ctl *ctl, uint32_t **indexes, uint32_t *count);

@@ -25,6 +25,7 @@
 #include "common.h"
 #include "create.h"
 #include "devio.h"
+#include "livesb.h"
 #include "opts.h"
 #include "parse.h"
 #include "rename.h"
@@ -34,107 +35,19 @@
 #include "superblock.h"
 #include "sysfs.h"
 
-/* One member: its superblock as read, and its write. */
-struct rn_member {
-	char path[PATH_MAX];
-	struct mqs_cand cand;
-};
-
-/*
- * Read every member's superblock for the rewrite; @none: no member has
- * one (an array started without superblocks).  Return: MQS_EXIT_OK when
- * all are this array's and may be rewritten (or @none), MQS_EXIT_FAIL
- * (said) otherwise.
- */
-static int read_members(const char *node, const struct mqstripe_info *info,
-			const struct mqstripe_member_info *members,
-			struct rn_member *rm, struct sbw *w, uint32_t nr,
-			bool *none_at_all)
-{
-	uint32_t i, none = 0;
-	int rc;
-
-	for (i = 0; i < nr; i++) {
-		const struct mqstripe_member_info *m = &members[i];
-		struct mqs_cand *c = &rm[i].cand;
-		char label[MQS_ERR_LEN];
-
-		if (m->state == MQSTRIPE_MEMBER_GONE ||
-		    mqs_find_node(makedev(m->major, m->minor), rm[i].path,
-				  sizeof(rm[i].path))) {
-			mqs_error("%s: slot %u (%u:%u) is gone: its superblock cannot take the new name; stop the array and assemble it once the disk is back, then rename it",
-				  node, m->slot, m->major, m->minor);
-			return MQS_EXIT_FAIL;
-		}
-		rc = mqs_cand_read(c, rm[i].path);
-		if (rc) {
-			mqs_error("%s: slot %u: cannot read its superblock: %s",
-				  rm[i].path, m->slot, strerror(-rc));
-			return MQS_EXIT_FAIL;
-		}
-		if (c->status == MQS_SB_NONE) {
-			none++;
-			continue;
-		}
-		if (c->status != MQS_SB_OK ||
-		    memcmp(c->sb.array_uuid, info->uuid, MQSTRIPE_UUID_LEN) ||
-		    c->sb.slot != m->slot) {
-			mqs_sb_describe(&c->sb, c->status, label,
-					sizeof(label));
-			mqs_error("%s: slot %u of %s holds %s, not this array's superblock: nothing renamed (see 'stripectl examine %s')",
-				  rm[i].path, m->slot, node, label,
-				  rm[i].path);
-			return MQS_EXIT_FAIL;
-		}
-		if (c->sb.feature_ro_compat & ~MQS_SB_FEAT_RO_COMPAT_KNOWN) {
-			mqs_error("%s: its superblock has read-only-compatible features 0x%" PRIx64 " this stripectl does not know: nothing renamed",
-				  rm[i].path,
-				  (uint64_t)(c->sb.feature_ro_compat &
-					     ~MQS_SB_FEAT_RO_COMPAT_KNOWN));
-			return MQS_EXIT_FAIL;
-		}
-		sbw_init(&w[i], rm[i].path);
-		w[i].shared = true;
-		if (sbw_reread(&w[i]))
-			return MQS_EXIT_FAIL;
-		if (memcmp(w[i].old, c->block, MQS_SB_AREA_SIZE)) {
-			mqs_error("%s: its superblock changed while renaming: retry",
-				  rm[i].path);
-			return MQS_EXIT_FAIL;
-		}
-	}
-	*none_at_all = none == nr;
-	if (none && none < nr) {
-		mqs_error("%s: some members have a superblock, some none: nothing renamed (see 'stripectl examine' of each member)",
-			  node);
-		return MQS_EXIT_FAIL;
-	}
-	return 0;
-}
-
 /* The new superblocks: @name, events one past the newest member's. */
-static void build_renamed(struct rn_member *rm, struct sbw *w, uint32_t nr,
+static void build_renamed(struct livesb *rm, struct sbw *w, uint32_t nr,
 			  const char *name)
 {
-	uint64_t events = 0, now = (uint64_t)time(NULL);
 	uint32_t i;
 
-	for (i = 0; i < nr; i++)
-		if (rm[i].cand.sb.events > events)
-			events = rm[i].cand.sb.events;
 	for (i = 0; i < nr; i++) {
 		struct mqs_sb *sb = &rm[i].cand.sb;
 
 		memset(sb->name, 0, sizeof(sb->name));
 		snprintf(sb->name, sizeof(sb->name), "%s", name);
-		sb->events = events + 1;
-		sb->generation++;
-		sb->utime = now;
-		memcpy(w[i].new, w[i].old, MQS_SB_AREA_SIZE);
-		w[i].copies = mqs_sb_encode_area(sb, w[i].old +
-						 rm[i].cand.copies.chosen *
-						 MQS_SB_SIZE, w[i].new);
 	}
+	livesb_build(rm, w, nr);
 }
 
 /*
@@ -195,14 +108,19 @@ int cmd_rename(const struct cmd *cmd, int argc, char **argv)
 		{ 0 }
 	};
 	struct mqstripe_member_info *members = NULL;
-	struct rn_member *rm = NULL;
+	struct livesb *rm = NULL;
 	struct sbw *w = NULL;
 	struct mqstripe_info info;
+	static const struct livesb_words words = {
+		.what = "the new name",
+		.nothing = "nothing renamed",
+		.then = "rename it",
+	};
 	struct mqs_ctl ctl;
 	char err[MQS_ERR_LEN], node[64], what[96], old[MQSTRIPE_NAME_LEN];
 	const char *name;
 	bool no_sb = false;
-	uint32_t index, nr, i;
+	uint32_t index, nr;
 	int first, rc, lock;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
@@ -237,15 +155,7 @@ int cmd_rename(const struct cmd *cmd, int argc, char **argv)
 	snprintf(what, sizeof(what), "%s: rename", node);
 	if (check_name_unused(&ctl, what, name, NULL, info.uuid, force))
 		goto out;
-	rm = calloc(nr ? nr : 1, sizeof(*rm));
-	w = calloc(nr ? nr : 1, sizeof(*w));
-	if (!rm || !w) {
-		mqs_error("out of memory");
-		goto out;
-	}
-	for (i = 0; i < nr; i++)
-		sbw_init(&w[i], NULL);
-	rc = read_members(node, &info, members, rm, w, nr, &no_sb);
+	rc = livesb_read(node, &info, members, &rm, &w, nr, &no_sb, &words);
 	if (!rc && no_sb) {
 		rc = module_rename(&ctl, index, node, name);
 		if (!rc)
@@ -273,10 +183,7 @@ int cmd_rename(const struct cmd *cmd, int argc, char **argv)
 	printf("%s: renamed from '%s' to '%s' in the module and the superblocks of %u members\n",
 	       node, old, name, nr);
 out:
-	sbw_free(w, nr);
-	for (i = 0; rm && i < nr; i++)
-		mqs_cand_free(&rm[i].cand);
-	free(rm);
+	livesb_free(rm, w, nr);
 	mqs_meta_unlock(lock);
 	free(members);
 	mqs_ctl_close(&ctl);

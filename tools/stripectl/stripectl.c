@@ -23,6 +23,7 @@
 #include "monitor.h"
 #include "opts.h"
 #include "parse.h"
+#include "grow.h"
 #include "rename.h"
 #include "status.h"
 #include "stop.h"
@@ -228,6 +229,30 @@ static const struct cmd commands[] = {
 		.missing = "give ARRAY and NAME",
 	},
 	{
+		.name = "grow",
+		.fn = cmd_grow,
+		.args = "[--size SIZE] ARRAY",
+		.summary = "grow a running array onto its members' new room",
+		.description =
+"The running array ARRAY takes the room its members gained since it was\n"
+"created (a namespace resize, a dm or LVM member extended, a bigger\n"
+"cloud volume): every member then gives what the one with the least\n"
+"room holds after the data offset, in whole chunks, or --size SIZE in\n"
+"all.  The array grows at its end and no data moves, online: it may be\n"
+"mounted and in use.  The superblocks record the new size first; a\n"
+"change uevent (RESIZE=1) follows, after which the file system on it\n"
+"grows with 'xfs_growfs MOUNTPOINT' or 'resize2fs'.  An array never\n"
+"shrinks, and one assembled --readonly or with a faulty or gone member\n"
+"is refused.  With --on-resize, ARRAY is a member that reported a new\n"
+"size (the udev rule runs this): the running array holding it grows\n"
+"when mqstripe.conf says GROW auto (mqstripe.conf(5)) and every member\n"
+"has room; otherwise nothing happens.  ARRAY is /dev/mqstripeN,\n"
+"mqstripeN, a link to it or the array's name.",
+		.min_args = 1,
+		.max_args = 1,
+		.missing = "give ARRAY (or, with --on-resize, the member)",
+	},
+	{
 		.name = "list",
 		.fn = cmd_list,
 		.args = "[OPTIONS]",
@@ -348,6 +373,7 @@ static void print_features(uint64_t features)
 		{ MQSTRIPE_FEAT_CLEAR, "clear" },
 		{ MQSTRIPE_FEAT_RENAME, "rename" },
 		{ MQSTRIPE_FEAT_MEMBER_DATA_BYTES, "member_data_bytes" },
+		{ MQSTRIPE_FEAT_RESIZE, "resize" },
 	};
 	const char *sep = "";
 	size_t i;

@@ -40,6 +40,11 @@ fake_begin() {
 		skip "$why" "$what against the fake module"
 		finish
 	fi
+	# assemble --scan reads every block device: a second run on the host
+	# (another checkout) would see this run's loop devices, and this one
+	# its; one at a time
+	exec {MQS_LOOP_LOCK}>"${TMPDIR:-/tmp}/mqstripe-loop-tests.lock"
+	flock "$MQS_LOOP_LOCK"
 	TMP=$(mktemp -d) || exit 1
 	export TMP
 }

@@ -39,6 +39,8 @@
  *   FAKE_MQS_FAULTY        a slot: INFO reports that member faulty (3 read
  *                          errors, 1 write error); unset, every member is ok
  *   FAKE_MQS_GONE          a slot: INFO reports that member gone
+ *   FAKE_MQS_RESIZE_FAIL   an errno: RESIZE fails with it (after its
+ *                          header checks)
  *   FAKE_MQS_SLOW          a slot: INFO reports that member slow
  *                          (MQSTRIPE_MEMBER_F_SLOW, 52000 us; the others
  *                          1200 us)
@@ -528,6 +530,64 @@ static int rename_array(struct mqstripe_rename *r)
 	return 0;
 }
 
+/* A member's size now: FAKE_MQS_MEMBER_SIZE, else the kernel's. */
+static uint64_t member_size_now(uint32_t maj, uint32_t min)
+{
+	const char *size = getenv("FAKE_MQS_MEMBER_SIZE");
+	unsigned long long sectors = 0;
+	char path[64];
+	FILE *f;
+
+	if (size)
+		return strtoull(size, NULL, 0);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size", maj, min);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &sectors) != 1)
+		sectors = 0;
+	fclose(f);
+	return sectors * 512;
+}
+
+static int resize_array(struct mqstripe_resize *r)
+{
+	struct fake_array *a;
+	const char *fail = getenv("FAKE_MQS_RESIZE_FAIL");
+	uint64_t size;
+	uint32_t i;
+	int rc = check_hdr(&r->hdr, sizeof(*r), 0);
+
+	if (rc)
+		return rc;
+	if (r->error_member || r->error_code || r->capacity_bytes ||
+	    r->reserved0 || !all_zero(r->reserved, sizeof(r->reserved)))
+		return -EINVAL;
+	r->error_member = MQSTRIPE_NO_MEMBER;
+	load();
+	a = find(r->index);
+	if (!a)
+		return -ENODEV;
+	if (!r->member_data_bytes || r->member_data_bytes % a->chunk ||
+	    r->member_data_bytes < a->member_data)
+		return -EINVAL;
+	if (fail)
+		return -atoi(fail);
+	for (i = 0; i < a->nr; i++) {
+		size = member_size_now(a->maj[i], a->min[i]);
+		a->size[i] = size;
+		if (size < a->offset + r->member_data_bytes) {
+			r->error_member = i;
+			r->error_code = MQSTRIPE_ERR_TOO_SMALL;
+			return -ENOSPC;
+		}
+	}
+	a->member_data = r->member_data_bytes;
+	r->capacity_bytes = a->member_data * a->nr;
+	save();
+	return 0;
+}
+
 /* a slot named by an environment variable, or -1 (unset) */
 static int64_t env_slot(const char *name)
 {
@@ -629,6 +689,8 @@ static int control(unsigned long req, void *arg)
 		return list(arg);
 	case MQSTRIPE_IOC_RENAME:
 		return rename_array(arg);
+	case MQSTRIPE_IOC_RESIZE:
+		return resize_array(arg);
 	}
 	return -ENOTTY;
 }

@@ -75,7 +75,7 @@ jq_is() {	# jq_is FILTER VALUE: the JSON on stdout has it
 # --- version and an empty list ---
 sc --version
 check "--version shows the module" \
-	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly clear rename member_data_bytes)$' "$TMP/out"
+	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly clear rename member_data_bytes resize)$' "$TMP/out"
 sc list
 check "list without arrays: no output, exit 0" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && no_err'
 sc list --json
@@ -735,7 +735,7 @@ check "AUTO no: a line whose name differs does not allow the array" \
 printf 'AUTO no\nARRAY uuid=%s\nDEVICE partitions\n' "$U0" >"$CONF"
 MQSTRIPE_CONF=$CONF sc assemble --scan
 check "an unknown keyword (mdadm's DEVICE): --scan warns, naming file and line, and goes on" \
-	eval "rc_is 0 && stdout_is /dev/mqstripe0 && grep -qx \"stripectl: warning: $CONF:3: unknown keyword 'DEVICE' (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM; see mqstripe.conf(5)); the line is ignored\" \"\$TMP/err\""
+	eval "rc_is 0 && stdout_is /dev/mqstripe0 && grep -qx \"stripectl: warning: $CONF:3: unknown keyword 'DEVICE' (known: AUTO, ARRAY, MAILADDR, MAILFROM, PROGRAM, GROW; see mqstripe.conf(5)); the line is ignored\" \"\$TMP/err\""
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 printf 'AUTOSTART no\nARRAY uuid=%s\n' "$U0" >"$CONF"
 MQSTRIPE_CONF=$CONF sc assemble --scan
@@ -1361,5 +1361,83 @@ FAKE_MQS_MEMBER_SIZE=$((256 << 20)) sc assemble "$L0" "$L1"
 check "a member smaller than the recorded size: refused, naming it, its size and the need" \
 	eval "rc_is 1 && err_is \"^stripectl: $L0: is 268435456 bytes now, array 'size' .* needs $((big + (1 << 20))) \(data offset \+ data\) on slot 0: the device shrank\" && [ -z \"\$(list_names)\" ]"
 quiet zero-superblock "$L0" "$L1"
+
+# --- grow: a running array takes its members' new room online; the
+# superblocks record the size first, the module takes it second; a
+# refusal writes nothing or puts the superblocks back
+C=("$L0" "$L1")
+both() { printf '%s %s' "$(ex "$L0" "$1")" "$(ex "$L1" "$1")"; }
+mid=$((512 << 20))
+FAKE_MQS_MEMBER_SIZE=$((256 << 20)) quiet create --name size --chunk 64K "$L0" "$L1"
+gdev=$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "size" { print $1 }')
+gev=$(ex "$L0" MQSTRIPE_EVENTS)
+unchanged="[ \"\$(both MQSTRIPE_EVENTS) \$(both MQSTRIPE_DATA_BYTES)\" = \"$gev $gev $small $small\" ] && [ \"\$(data_line)\" = $small ]"
+FAKE_MQS_MEMBER_SIZE=$((256 << 20)) sc grow size
+check "grow without new room: nothing to grow, said, nothing written" \
+	eval "rc_is 0 && no_err && stdout_is \"$gdev: already uses its members' room (255M of data on each; $L0 (slot 0) has no more): nothing to grow\" && $unchanged"
+FAKE_MQS_FAULTY=1 sc grow size
+check "grow with a faulty member: refused, naming it, nothing written" \
+	eval "rc_is 1 && err_is \"^stripectl: $gdev: slot 1 \\([0-9]+:[0-9]+\\) is faulty: a failed array does not grow\" && $unchanged"
+FAKE_MQS_RESIZE_FAIL=5 sc grow size
+check "grow the module refuses (EIO): said, the superblocks put back" \
+	eval "rc_is 1 && grep -q '^stripectl: $gdev: a member failed meanwhile' \"\$TMP/err\" && grep -q '^stripectl: $gdev: nothing grown: the superblocks were put back to 255M of data per member\$' \"\$TMP/err\" && $unchanged"
+blockdev --setro "$L1"
+sc grow size
+blockdev --setrw "$L1"
+check "grow with a member that cannot be written: refused, the written one put back" \
+	eval "rc_is 1 && grep -q \"^stripectl: $L1: writing the superblock failed\" \"\$TMP/err\" && grep -q '^stripectl: $gdev: nothing grown: the superblocks say 255M of data per member again\$' \"\$TMP/err\" && $unchanged"
+sc grow --size 614464K size
+check "grow --size not a whole number of stripes: refused, with the two nearest" \
+	eval "rc_is 1 && err_is \"^stripectl: $gdev: --size 614464K is not a whole number of stripes \\(2 members x 64K chunk = 128K\\): use 600M or 614528K\\$\" && $unchanged"
+sc grow --size 256M size
+check "grow --size below the array's size: refused (never shrinks)" \
+	eval "rc_is 1 && err_is \"^stripectl: $gdev: --size 256M is smaller than the array \\(510M\\): grow never shrinks\" && $unchanged"
+sc grow --size 4G size
+check "grow --size beyond the members' room: refused, naming the member and the most" \
+	eval "rc_is 1 && err_is \"^stripectl: $gdev: --size 4G needs 2G of data on every member; $L0 \\(slot 0\\) holds 1023M after its data offset: grow that member first, or give --size 2046M or less\\$\" && $unchanged"
+sc grow --size 1G size
+check "grow --size 1G: grown, said, in the module and both superblocks, one event on" \
+	eval "rc_is 0 && no_err && grep -q \"^$gdev: grown from 510M to 1G (512M of data on every member, was 255M); now grow what is on it\" \"\$TMP/out\" && [ \"\$(data_line)\" = $mid ] && [ \"\$(both MQSTRIPE_DATA_BYTES) \$(both MQSTRIPE_EVENTS)\" = \"$mid $mid $((gev + 1)) $((gev + 1))\" ]"
+# --on-resize (the udev rule, on a member's RESIZE=1 uevent): only with GROW auto
+unchanged="[ \"\$(data_line)\" = $mid ] && [ \"\$(both MQSTRIPE_DATA_BYTES)\" = \"$mid $mid\" ]"
+printf 'AUTO yes\n' >"$CONF"
+MQSTRIPE_CONF=$CONF sc grow --on-resize "$L0"
+check "grow --on-resize without a GROW line: nothing, silently" \
+	eval "rc_is 0 && no_err && [ ! -s \"\$TMP/out\" ] && $unchanged"
+printf 'GROW yes\n' >"$CONF"
+MQSTRIPE_CONF=$CONF sc grow --on-resize "$L0"
+check "grow --on-resize with a bad GROW line: warned, nothing grown" \
+	eval "rc_is 0 && err_is \"^stripectl: warning: $CONF:1: GROW takes one word, auto or manual \\(not 'yes'\\); the line is ignored: no array grows by itself\" && $unchanged"
+printf 'GROW auto\n' >"$CONF"
+MQSTRIPE_CONF=$CONF sc grow --on-resize "$L2"
+check "grow --on-resize of a device no running array holds: nothing, silently" \
+	eval "rc_is 0 && no_err && [ ! -s \"\$TMP/out\" ] && $unchanged"
+: >"$TMP/syslog"
+MQSTRIPE_CONF=$CONF FAKE_MQS_SYSLOG=$TMP/syslog sc grow --on-resize "$L0"
+check "grow --on-resize with GROW auto: the array holding it grows to all the room, logged" \
+	eval "rc_is 0 && grep -q \"grow: $gdev: grown from 1G to 2046M\" \"\$TMP/syslog\" && [ \"\$(data_line)\" = $big ] && [ \"\$(both MQSTRIPE_DATA_BYTES)\" = \"$big $big\" ]"
+MQSTRIPE_CONF=$CONF sc grow --on-resize "$L0"
+check "grow --on-resize again: nothing to grow, silently" eval "rc_is 0 && no_err && [ ! -s \"\$TMP/out\" ]"
+quiet stop size
+sc assemble "$L0" "$L1"
+check "grow, stop, assemble: the grown size" eval "rc_is 0 && [ \"\$(data_line)\" = $big ]"
+sc grow --on-resize "$L0"
+check "grow --on-resize without mqstripe.conf: nothing" eval "rc_is 0 && no_err && [ \"\$(data_line)\" = $big ]"
+quiet stop size
+quiet zero-superblock "$L0" "$L1"
+# a power cut after each superblock write of grow, then a reboot: the
+# array starts with its data, all members agreeing on one size
+small_made() { FAKE_MQS_MEMBER_SIZE=$((256 << 20)) quiet create --name cut --chunk 64K "${C[@]}" && fill; }
+grown_back() {
+	reboot
+	comes_back
+	if [ "$ok" = 1 ] && [ "$(ex "$L0" MQSTRIPE_DATA_BYTES)" != "$(ex "$L1" MQSTRIPE_DATA_BYTES)" ]; then
+		ok=0
+		why="the members disagree on the size after the assembly: $(both MQSTRIPE_DATA_BYTES)"
+	fi
+	quiet stop cut
+}
+cut "grow cut" small_made grown_back
+fresh
 
 finish
