@@ -87,8 +87,8 @@ fio --name=across --filename="$MNT/across" --size=32M --rw=randwrite \
 	--do_verify=1 --loops=2 --output="$MQS_TMP/fio.out" >/dev/null 2>&1 &
 FIO=$!
 MQS_BG+=("$FIO")
-fallocate -l 440M "$MNT/big" 2>/dev/null
-check_eq "before the grow a 440M file does not fit" 1 $?
+fallocate -l 460M "$MNT/big" 2>/dev/null
+check_eq "before the grow a 460M file does not fit" 1 $?
 rm -f "$MNT/big"
 for i in 0 1 2; do
 	grow_member "$i" 270 || fail "reload member $i to 270M under IO"
@@ -98,7 +98,7 @@ check_eq "the array's capacity: 3 x 269M" $((3 * 269 << 20)) "$(blk_bytes "$ARR"
 check_cmd "xfs_growfs" xfs_growfs "$MNT"
 df1=$(df -B1 --output=size "$MNT" | tail -n 1)
 check_ge "df: the file system grew by at least 300M (the array by 330M)" $((df0 + (300 << 20))) "$df1"
-check_cmd "a 440M file fits now" fallocate -l 440M "$MNT/big"
+check_cmd "a 460M file fits now" fallocate -l 460M "$MNT/big"
 wait "$FIO"
 rc=$?
 check_eq "fio wrote and verified its file across the grow" 0 "$rc"
