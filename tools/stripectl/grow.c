@@ -100,6 +100,16 @@ static int new_member_bytes(const char *node, const struct mqstripe_info *info,
 		*per = room;
 		return MQS_EXIT_OK;
 	}
+	/*
+	 * Below the array first: the capacity is whole stripes, so past this
+	 * check the nearest whole stripes offered below are never under it.
+	 */
+	if (want_size < info->capacity_bytes) {
+		grow_note(LOG_ERR, "%s: --size %s is smaller than the array (%s): grow never shrinks an array (its end may hold data)",
+			  node, mqs_size_exact(want_size, a, sizeof(a)),
+			  mqs_size_exact(info->capacity_bytes, b, sizeof(b)));
+		return MQS_EXIT_FAIL;
+	}
 	if (want_size % width) {
 		grow_note(LOG_ERR, "%s: --size %s is not a whole number of stripes (%u members x %s chunk = %s): use %s or %s",
 			  node, mqs_size_exact(want_size, a, sizeof(a)), nr,
@@ -109,12 +119,6 @@ static int new_member_bytes(const char *node, const struct mqstripe_info *info,
 					 sizeof(d)),
 			  mqs_size_exact((want_size / width + 1) * width, e,
 					 sizeof(e)));
-		return MQS_EXIT_FAIL;
-	}
-	if (want_size < info->capacity_bytes) {
-		grow_note(LOG_ERR, "%s: --size %s is smaller than the array (%s): grow never shrinks an array (its end may hold data)",
-			  node, mqs_size_exact(want_size, a, sizeof(a)),
-			  mqs_size_exact(info->capacity_bytes, b, sizeof(b)));
 		return MQS_EXIT_FAIL;
 	}
 	*per = want_size / nr;

@@ -1392,6 +1392,9 @@ check "grow --size not a whole number of stripes: refused, with the two nearest"
 sc grow --size 256M size
 check "grow --size below the array's size: refused (never shrinks)" \
 	eval "rc_is 1 && err_is \"^stripectl: $gdev: --size 256M is smaller than the array \\(510M\\): grow never shrinks\" && $unchanged"
+sc grow --size 100K size
+check "grow --size below the array and not whole stripes: refused as smaller, no size below the array offered" \
+	eval "rc_is 1 && err_is \"^stripectl: $gdev: --size 100K is smaller than the array \\(510M\\): grow never shrinks\" && $unchanged"
 sc grow --size 4G size
 check "grow --size beyond the members' room: refused, naming the member and the most" \
 	eval "rc_is 1 && err_is \"^stripectl: $gdev: --size 4G needs 2G of data on every member; $L0 \\(slot 0\\) holds 1023M after its data offset: grow that member first, or give --size 2046M or less\\$\" && $unchanged"
