@@ -1613,7 +1613,9 @@ int mqs_array_info(u32 index, struct mqstripe_info *info,
 			.minor = MINOR(m->dev),
 			.slot = m->slot,
 			.state = mqs_member_state(m),
-			.size_bytes = (u64)m->size_sectors << SECTOR_SHIFT,
+			/* now: a member may have grown or shrunk since */
+			.size_bytes = (u64)bdev_nr_sectors(m->bdev) <<
+				      SECTOR_SHIFT,
 			.read_errors = atomic64_read(&m->read_errors),
 			.write_errors = atomic64_read(&m->write_errors),
 			.flush_errors = atomic64_read(&m->flush_errors),

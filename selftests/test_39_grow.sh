@@ -15,6 +15,7 @@
 #    the members' reload, the grow and xfs_growfs: the file system grows
 #    (df), a file that did not fit before fits, fio verifies; after a stop
 #    and an assemble the array has the grown size and the data reads back.
+# Also: status reports each member's size now (a member reloaded bigger).
 # Catches: a capacity the module does not change or changes without the
 # superblocks (an assemble then shrinks the array under its file system),
 # rows added anywhere but at the end (data moved), a grow that does not
@@ -49,8 +50,12 @@ pattern fill "$ARR" 0 "$cap0" 39 >/dev/null || fail "fill the array"
 
 # one member grown: refused, naming the one that has no room
 grow_member 0 64 || mqs_die "reload member 0"
-check_fails "grow --size while two members have no room: refused, naming one and the most it could be" 1 \
-	"needs 63M of data on every member; /dev/[a-z0-9-]+ \(slot [12]\) holds 31M after its data offset: grow that member first, or give --size 93M or less" \
+"$STRIPECTL" status --json "$ARR" >"$MQS_TMP/status.json" 2>&1
+check_eq "status: each member's size now (64M, 32M, 32M), not at create" \
+	"$((64 << 20)) $((32 << 20)) $((32 << 20))" \
+	"$(jget "$MQS_TMP/status.json" members.0.size_bytes members.1.size_bytes members.2.size_bytes)"
+check_fails "grow --size while two members have no room: refused, naming one, no smaller size offered" 1 \
+	"needs 63M of data on every member; /dev/[a-z0-9-]+ \(slot [12]\) holds 31M after its data offset: grow that member first$" \
 	"$STRIPECTL" grow --size 189M "$ARR"
 check_eq "... the capacity unchanged" "$cap0" "$(blk_bytes "$ARR")"
 out=$("$STRIPECTL" grow "$ARR" 2>&1)

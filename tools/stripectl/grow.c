@@ -17,7 +17,8 @@
  *
  * grow --on-resize DEVICE is what the udev rule runs when a member reports
  * a new size: with "GROW auto" in mqstripe.conf it grows the running array
- * that holds DEVICE once every member has room; else it does nothing.
+ * that holds DEVICE once every member has room; in any case a member that
+ * shrank below what the array keeps on it is said (system log).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -123,11 +124,14 @@ static int new_member_bytes(const char *node, const struct mqstripe_info *info,
 	}
 	*per = want_size / nr;
 	if (*per > room) {
-		grow_note(LOG_ERR, "%s: --size %s needs %s of data on every member; %s (slot %u) holds %s after its data offset: grow that member first, or give --size %s or less",
+		snprintf(e, sizeof(e), "%s", room * nr > info->capacity_bytes ?
+			 ", or give --size " : "");
+		grow_note(LOG_ERR, "%s: --size %s needs %s of data on every member; %s (slot %u) holds %s after its data offset: grow that member first%s%s%s",
 			  node, mqs_size_exact(want_size, a, sizeof(a)),
 			  mqs_size_exact(*per, b, sizeof(b)), rm[s].path, s,
-			  mqs_size_exact(room, c, sizeof(c)),
-			  mqs_size_exact(room * nr, d, sizeof(d)));
+			  mqs_size_exact(room, c, sizeof(c)), e,
+			  e[0] ? mqs_size_exact(room * nr, d, sizeof(d)) : "",
+			  e[0] ? " or less" : "");
 		return MQS_EXIT_FAIL;
 	}
 	return MQS_EXIT_OK;
@@ -198,13 +202,42 @@ static int module_resize(struct mqs_ctl *ctl, uint32_t index, const char *node,
 }
 
 /*
+ * A member that holds less than the array keeps on it (it shrank: the
+ * array's end on it fails), said; MQS_EXIT_OK when none.
+ */
+static int check_shrunk(const char *node, const struct mqstripe_info *info,
+			const struct livesb *rm, uint32_t nr)
+{
+	uint64_t per = info->member_data_bytes, room;
+	char a[32], b[32], c[32];
+	uint32_t i;
+
+	for (i = 0; i < nr; i++) {
+		room = mqs_data_bytes(rm[i].cand.size_bytes,
+				      info->data_offset_bytes,
+				      info->chunk_bytes);
+		if (room >= per)
+			continue;
+		grow_note(LOG_ERR, "%s: %s (slot %u) shrank: it holds %s of data after its data offset, less than the %s the array keeps on every member, and IO to the array's end on it fails; give it back at least %s in all",
+			  node, rm[i].path, i, mqs_size_exact(room, a, sizeof(a)),
+			  mqs_size_exact(per, b, sizeof(b)),
+			  mqs_size_exact(info->data_offset_bytes + per, c,
+					 sizeof(c)));
+		return MQS_EXIT_FAIL;
+	}
+	return MQS_EXIT_OK;
+}
+
+/*
  * Grow array @index to @want_size bytes (0: all its members' room).
- * @quiet_same: say nothing when there is nothing to grow (--on-resize).
+ * @on_resize: a member reported a new size: say nothing when there is
+ * nothing to grow.  @grow: false: only say whether a member shrank (a
+ * resize event without GROW auto).
  */
 static int grow_array(struct mqs_ctl *ctl, uint32_t index,
 		      const struct mqstripe_info *info,
 		      const struct mqstripe_member_info *members, uint32_t nr,
-		      uint64_t want_size, bool quiet_same)
+		      uint64_t want_size, bool on_resize, bool grow)
 {
 	static const struct livesb_words words = {
 		.what = "the new size",
@@ -220,10 +253,21 @@ static int grow_array(struct mqs_ctl *ctl, uint32_t index,
 	int rc = MQS_EXIT_FAIL;
 
 	mqs_array_node(index, node, sizeof(node));
-	if (check_growable(index, node, info, members, nr))
+	if (!grow) {
+		/* only a shrink is news here: a failed array says so itself */
+		for (i = 0; i < nr; i++)
+			if (members[i].state != MQSTRIPE_MEMBER_OK)
+				return MQS_EXIT_OK;
+	} else if (check_growable(index, node, info, members, nr)) {
 		return MQS_EXIT_FAIL;
-	if (livesb_read(node, info, members, &rm, &w, nr, &no_sb, &words))
+	}
+	if (livesb_read(node, info, members, &rm, &w, nr, &no_sb, &words) ||
+	    check_shrunk(node, info, rm, nr))
 		goto out;
+	rc = MQS_EXIT_OK;
+	if (!grow)
+		goto out;
+	rc = MQS_EXIT_FAIL;
 	if (new_member_bytes(node, info, rm, nr, want_size, &per))
 		goto out;
 	if (per <= old_per) {
@@ -231,7 +275,7 @@ static int grow_array(struct mqs_ctl *ctl, uint32_t index,
 		uint32_t s = smallest_member(rm, nr, info, &room);
 
 		rc = MQS_EXIT_OK;
-		if (quiet_same)
+		if (on_resize)
 			goto out;
 		if (want_size)
 			printf("%s: already %s: nothing to grow\n", node,
@@ -353,7 +397,7 @@ int cmd_grow(const struct cmd *cmd, int argc, char **argv)
 		{ "size", 's', OPT_SIZE, &size, &size_given, "SIZE",
 		  "the array's size after: a whole number of stripes (members x chunk), at least its size now (default: all the room every member has)" },
 		{ "on-resize", 0, OPT_FLAG, &on_resize, NULL, NULL,
-		  "ARRAY is a member that reported a new size (the udev rule): grow the running array holding it when mqstripe.conf says GROW auto and every member has room; else do nothing" },
+		  "ARRAY is a member that reported a new size (the udev rule): grow the running array holding it when mqstripe.conf says GROW auto and every member has room; say (also in the system log) when it shrank below what the array keeps on it" },
 		{ 0 }
 	};
 	struct mqstripe_member_info *members = NULL;
@@ -375,8 +419,6 @@ int cmd_grow(const struct cmd *cmd, int argc, char **argv)
 			return MQS_EXIT_USAGE;
 		}
 		grow_syslog = true;
-		if (!conf_grows())
-			return MQS_EXIT_OK;
 		rc = array_of_member(&ctl, argv[first], &index);
 		if (rc == -ENODEV) {
 			rc = MQS_EXIT_OK;	/* no running array holds it */
@@ -404,7 +446,8 @@ int cmd_grow(const struct cmd *cmd, int argc, char **argv)
 		grow_note(LOG_ERR, "%s: the array stopped meanwhile", argv[first]);
 		goto out;
 	}
-	rc = grow_array(&ctl, index, &info, members, nr, size, on_resize);
+	rc = grow_array(&ctl, index, &info, members, nr, size, on_resize,
+			!on_resize || conf_grows());
 out:
 	if (lock != -1)
 		mqs_meta_unlock(lock);

@@ -246,7 +246,9 @@ static const struct cmd commands[] = {
 "is refused.  With --on-resize, ARRAY is a member that reported a new\n"
 "size (the udev rule runs this): the running array holding it grows\n"
 "when mqstripe.conf says GROW auto (mqstripe.conf(5)) and every member\n"
-"has room; otherwise nothing happens.  ARRAY is /dev/mqstripeN,\n"
+"has room, and in any case says when the member shrank below what the\n"
+"array keeps on it (then IO to the array's end fails: give it its size\n"
+"back).  ARRAY is /dev/mqstripeN,\n"
 "mqstripeN, a link to it or the array's name.",
 		.min_args = 1,
 		.max_args = 1,

@@ -1426,6 +1426,13 @@ sc assemble "$L0" "$L1"
 check "grow, stop, assemble: the grown size" eval "rc_is 0 && [ \"\$(data_line)\" = $big ]"
 sc grow --on-resize "$L0"
 check "grow --on-resize without mqstripe.conf: nothing" eval "rc_is 0 && no_err && [ \"\$(data_line)\" = $big ]"
+FAKE_MQS_MEMBER_SIZE=$((512 << 20)) sc grow size
+check "grow over a member that shrank: refused, naming it, what it holds and what it needs" \
+	eval "rc_is 1 && err_is \"^stripectl: $gdev: $L0 \\(slot 0\\) shrank: it holds 511M of data after its data offset, less than the 1023M the array keeps on every member, and IO to the array's end on it fails; give it back at least 1G in all\\$\" && [ \"\$(data_line)\" = $big ]"
+: >"$TMP/syslog"
+FAKE_MQS_MEMBER_SIZE=$((512 << 20)) FAKE_MQS_SYSLOG=$TMP/syslog sc grow --on-resize "$L0"
+check "grow --on-resize of a member that shrank, without GROW auto: said, in the system log too" \
+	eval "rc_is 1 && grep -q \"grow: $gdev: $L0 (slot 0) shrank\" \"\$TMP/syslog\" && [ \"\$(data_line)\" = $big ]"
 quiet stop size
 quiet zero-superblock "$L0" "$L1"
 # a power cut after each superblock write of grow, then a reboot: the
