@@ -108,10 +108,19 @@ systemctl stop srv-crypt.mount
 A=$(readlink -f /dev/stripe/cryptdata)
 m1=$($STRIPECTL list | awk '$2 == "cryptdata" { print $NF }' | cut -d, -f2)
 cat "/sys/class/block/$m1/dm/name" >/root/faulty.cryptdata
+sb_events "/dev/mapper/$(cat /root/faulty.cryptdata)" >/root/events.cryptdata
 dmsetup wipe_table "$(cat /root/faulty.cryptdata)"
 dd if="$A" of=/dev/null bs=64K skip=1 count=1 iflag=direct status=none
 check_eq "slot 1 of cryptdata ($(cat /root/faulty.cryptdata)) faulty" faulty \
 	"$(awk '$1 == 1 { print $4 }' "/sys/block/${A#/dev/}/mqstripe/members")"
+# the udev rule's record-fault at the member_faulty uevent: the others
+# two events ahead at once (slot 1's map errors every read: not read)
+udevadm settle
+m0=/dev/mapper/$(cat "/sys/class/block/$($STRIPECTL list | awk '$2 == "cryptdata" { print $NF }' | cut -d, -f1)/dm/name")
+check_eq "the udev rule recorded the fault at once: slot 0 two events ahead" \
+	"$(($(cat /root/events.cryptdata) + 2))" "$(sb_events "$m0")"
+check "... naming slot 1 in the system log" sh -c \
+	"journalctl -b -o cat --no-pager | grep -q \"record-fault: $A: slot 1 ([^)]*) is faulty: recorded in the superblocks of the 3 other members\""
 GUEST
 	# the crypt drives in another order, among the others
 	boot "${D[5]},${D[1]},${D[3]},${D[0]},${D[2]},${D[4]}" "AUTO no: not started; dm-crypt array started" || return
@@ -120,12 +129,15 @@ GUEST
 journalctl -b -1 -o cat --no-pager >/tmp/prev.log
 check "the shutdown stopped cryptdata, its faulty member's superblock not updated" \
 	grep -q "(slot 1, [0-9:]*) is faulty (the module saw IO errors on it): its superblock was not updated" /tmp/prev.log
-check "cryptdata not started at boot" test -z "$($STRIPECTL list 2>/dev/null | awk '$2 == "cryptdata"')"
-journalctl -b -o cat --no-pager | grep "stale member of array 'cryptdata'" >/tmp/stale.log
-sed 's/^/#   /' /tmp/stale.log | head -3
-named=$(sed -n "s|.*\(/dev/[^: ]*\): stale member of array 'cryptdata'.*|\1|p" /tmp/stale.log | head -1)
-check_eq "the boot refused it as stale, naming it" \
-	"$(readlink -f "/dev/mapper/$(cat /root/faulty.cryptdata)")" "$(readlink -f "${named:-none}")"
+# the shutdown's order: the arrays stopped (mqstripe-stop.service) before
+# systemd-cryptsetup began to detach the member maps
+stopped=$(grep -nE "^Stopped (mqstripe-stop.service|Stop mqstripe arrays after)" /tmp/prev.log | head -1 | cut -d: -f1)
+detach=$(grep -nE "^Stopping (systemd-cryptsetup@mqscrypt|Cryptography Setup for mqscrypt)" /tmp/prev.log | head -1 | cut -d: -f1)
+grep -nE "^Stopped (mqstripe-stop.service|Stop mqstripe arrays after)|^Stopping (systemd-cryptsetup@mqscrypt|Cryptography Setup for mqscrypt)" /tmp/prev.log |
+	sed 's/^/#   /' | head -6
+check "the shutdown stopped the arrays before it detached their dm-crypt members" \
+	test -n "$stopped" -a -n "$detach" -a "${stopped:-0}" -lt "${detach:-0}"
+check_stale_at_boot cryptdata "$(cat /root/faulty.cryptdata)" "the boot refused it as stale, naming it"
 check "... saying it was faulty or gone when the array stopped, and that --force starts it" \
 	grep -q "faulty or gone when the array stopped.*'stripectl assemble --force'" /tmp/stale.log
 check "assemble --scan --force --name cryptdata starts it" \
@@ -140,6 +152,57 @@ check "with a PROGRAM line: mqstripe-monitor.service runs" systemctl is-active m
 umount /srv/guest && $STRIPECTL stop guestdisk
 wait_for 60 grep -q "^array_stopped /dev/mqstripe" /var/log/mqs-events
 check "the monitor's program gets array_stopped" grep -qx "array_stopped /dev/mqstripe[0-9]*" /var/log/mqs-events
+
+# clear: slot 3 of cryptdata fails (recorded by the udev rule), its map
+# gets its table back, clear takes it back and makes its superblock
+# current: a stop and a plain assemble take it
+systemctl stop srv-crypt.mount
+A=$(readlink -f /dev/stripe/cryptdata)
+maps() {	# the array's maps by slot
+	for d in $($STRIPECTL list | awk '$2 == "cryptdata" { print $NF }' | tr , ' '); do
+		echo "/dev/mapper/$(cat "/sys/class/block/$d/dm/name")"
+	done
+}
+read -r -a M <<<"$(maps | xargs)"
+t3=$(dmsetup table --showkeys "${M[3]}")
+dmsetup wipe_table "${M[3]}"
+dd if="$A" of=/dev/null bs=64K skip=3 count=1 iflag=direct status=none
+udevadm settle
+check_eq "slot 3 faulty" faulty "$(awk '$1 == 3 { print $4 }' "/sys/block/${A#/dev/}/mqstripe/members")"
+dmsetup load "${M[3]}" --table "$t3" && dmsetup resume "${M[3]}"
+check_eq "... recorded: slot 3 two events behind slot 0" 2 \
+	"$(($(sb_events "${M[0]}") - $(sb_events "${M[3]}")))"
+check "stripectl clear cryptdata 3" $STRIPECTL clear cryptdata 3
+check_eq "... every member's superblock at one event counter again" 1 \
+	"$(for m in "${M[@]}"; do sb_events "$m"; done | sort -u | wc -l)"
+check "... a stop and a plain assemble take the cleared member" sh -c \
+	"$STRIPECTL stop cryptdata && $STRIPECTL assemble --scan --name cryptdata"
+udevadm settle
+
+# a crash: slot 2 fails, the udev rule records it, and the power is cut
+# (no stop): the next boot refuses slot 2 as stale
+A=$(readlink -f /dev/stripe/cryptdata)
+read -r -a M <<<"$(maps | xargs)"
+basename "${M[2]}" >/root/faulty2.cryptdata
+ev0=$(sb_events "${M[0]}")
+dmsetup wipe_table "${M[2]}"
+dd if="$A" of=/dev/null bs=64K skip=2 count=1 iflag=direct status=none
+udevadm settle
+check_eq "slot 2 faulty" faulty "$(awk '$1 == 2 { print $4 }' "/sys/block/${A#/dev/}/mqstripe/members")"
+check_eq "... recorded at once: slot 0 two events ahead" "$((ev0 + 2))" "$(sb_events "${M[0]}")"
+power_cut
 GUEST
-	boot "${D[0]},${D[1]},${D[2]},${D[3]},${D[4]},${D[5]}" "ARRAY line added"
+	boot "${D[0]},${D[1]},${D[2]},${D[3]},${D[4]},${D[5]}" "ARRAY line added; clear; a member fails, power cut" || return
+	step <<'GUEST'
+check_stale_at_boot cryptdata "$(cat /root/faulty2.cryptdata)" \
+	"after the power cut the boot refused slot 2 as stale, naming it"
+check "... and --force" grep -q "'stripectl assemble --force'" /tmp/stale.log
+$STRIPECTL assemble --scan --force --name cryptdata 2>/tmp/force.log
+check "assemble --scan --force starts it, saying it was not stopped cleanly (no stop before the cut)" \
+	grep -q "'cryptdata' .*was not stopped cleanly" /tmp/force.log
+udevadm settle
+systemctl start srv-crypt.mount
+check "... its data intact" sha256sum -c /root/blob.sha256
+GUEST
+	boot "${D[2]},${D[0]},${D[5]},${D[1]},${D[4]},${D[3]}" "after the power cut"
 }
