@@ -13,10 +13,16 @@
 # came first), its XFS mounted by systemd from fstab (UUID, nofail) after
 # the drives came back in another order.  A member of that array fails
 # during the run (its map's table replaced by dm's error target, a read of
-# its chunk): the shutdown stops the array without updating that member,
-# so the next boot refuses it as stale (udev and the boot-time unit), the
-# journal naming it and --force; assemble --scan --force starts the
-# array, its data intact.  The monitor's unit, enabled by
+# its chunk): the udev rule's record-fault puts the others two events
+# ahead at once, the shutdown stops the array without updating that
+# member, and before systemd-cryptsetup detaches the maps (the journal's
+# order), so the next boot refuses it as stale (udev and the boot-time
+# unit), the journal naming it and --force; assemble --scan --force
+# starts the array, its data intact.  Then another member fails and gets
+# its table back: clear takes it back and makes its superblock current (a
+# stop and a plain assemble take it).  Then a third fails and the power
+# is cut (sysrq o, no stop): the next boot refuses it as stale too, and
+# assemble --force says the array was not stopped cleanly.  The monitor's unit, enabled by
 # the package, does not run while the file has no MAILADDR or PROGRAM
 # line; with a PROGRAM line it runs at boot and the program gets the
 # array's array_stopped event.
@@ -26,8 +32,10 @@
 # after the boot-time unit ran and get no "add" event with their
 # content), or starts from the wrong drives; a member that failed during
 # the run accepted again after a plain reboot (a shutdown that does not
-# stop the arrays, or writes a clean superblock on a faulty member), a
-# refusal that does not name it; a monitor unit that runs unconfigured,
+# stop the arrays, or writes a clean superblock on a faulty member) or
+# after a power cut (a fault not recorded when it happened), a refusal
+# that does not name it; a cleared member refused at the next assembly;
+# maps detached before the array over them is stopped; a monitor unit that runs unconfigured,
 # or not at all when configured.
 
 boot_test() {
