@@ -85,7 +85,6 @@ INSTALLED := $(SBINDIR)/stripectl $(MANDIR)/man8/stripectl.8.gz \
 	$(addprefix $(UDEVRULESDIR)/,$(notdir $(UDEV_RULES))) \
 	$(addprefix $(SYSTEMDUNITDIR)/,$(notdir $(SYSTEMD_UNITS))) \
 	$(SYSTEMDSHUTDOWNDIR)/mqstripe.shutdown \
-	$(SYSTEMDUNITDIR)/systemd-cryptsetup@.service.d/mqstripe.conf \
 	$(INITRAMFSDIR)/hooks/mqstripe $(INITRAMFSDIR)/scripts/local-block/mqstripe
 
 # The module source, exactly: what DKMS and the mqstripe-dkms package get.
@@ -125,8 +124,6 @@ install: stripectl
 		$(DESTDIR)$(BASHCOMPDIR)/stripectl
 	$(foreach f,$(UDEV_RULES) $(SYSTEMD_UNITS),$(call install_sbin_path,$(f),$(if $(filter %.rules,$(f)),$(UDEVRULESDIR),$(SYSTEMDUNITDIR))))
 	$(call install_sbin_script,tools/systemd/mqstripe.shutdown,$(SYSTEMDSHUTDOWNDIR)/mqstripe.shutdown)
-	install -D -m 0644 tools/systemd/systemd-cryptsetup-mqstripe.conf \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-cryptsetup@.service.d/mqstripe.conf
 	$(call install_sbin_script,tools/initramfs/hook,$(INITRAMFSDIR)/hooks/mqstripe)
 	$(call install_sbin_script,tools/initramfs/local-block,$(INITRAMFSDIR)/scripts/local-block/mqstripe)
 

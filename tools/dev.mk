@@ -90,7 +90,6 @@ DEB_FILES := $(DKMS_FILES) README.md tools/stripectl/Makefile \
 	tools/stripectl/stripectl.8 tools/stripectl/mqstripe.conf.5 \
 	tools/stripectl/stripectl.bash-completion \
 	$(UDEV_RULES) $(SYSTEMD_UNITS) tools/systemd/mqstripe.shutdown \
-	tools/systemd/systemd-cryptsetup-mqstripe.conf \
 	tools/initramfs/hook tools/initramfs/local-block
 
 dkms-install:

@@ -15,8 +15,9 @@
 # during the run (its map's table replaced by dm's error target, a read of
 # its chunk): the udev rule's record-fault puts the others two events
 # ahead at once, the shutdown stops the array without updating that
-# member, and before systemd-cryptsetup detaches the maps (the journal's
-# order), so the next boot refuses it as stale (udev and the boot-time
+# member, and before systemd-cryptsetup detaches the maps (each member's
+# unit ordered before mqstripe-stop.service by a drop-in, as the docs
+# say; the journal's order), so the next boot refuses it as stale (udev and the boot-time
 # unit), the journal naming it and --force; assemble --scan --force
 # starts the array, its data intact.  A member of another array (over
 # dm-linear maps) fails and gets its table back: clear takes it back and
@@ -59,6 +60,12 @@ for i in 2 3 4 5; do
 		--key-file /etc/keys/mqs.key "/dev/nvme${i}n1" ||
 		echo "not ok - luksFormat /dev/nvme${i}n1"
 	echo "mqscrypt$i UUID=$(cryptsetup luksUUID "/dev/nvme${i}n1") /etc/keys/mqs.key luks,nofail" >>/etc/crypttab
+	# each member's map ordered before mqstripe-stop.service, so that
+	# at shutdown the array stops before the map is detached (as
+	# docs/ASSEMBLY.md "Members over dm-crypt" says)
+	mkdir -p "/etc/systemd/system/systemd-cryptsetup@mqscrypt$i.service.d"
+	printf '[Unit]\nBefore=mqstripe-stop.service\n' \
+		>"/etc/systemd/system/systemd-cryptsetup@mqscrypt$i.service.d/mqstripe.conf"
 	cryptsetup open --key-file /etc/keys/mqs.key "/dev/nvme${i}n1" "mqscrypt$i"
 	M+=("/dev/mapper/mqscrypt$i")
 done
@@ -138,14 +145,17 @@ GUEST
 journalctl -b -1 -o cat --no-pager >/tmp/prev.log
 check "the shutdown stopped cryptdata, its faulty member's superblock not updated" \
 	grep -q "(slot 1, [0-9:]*) is faulty (the module saw IO errors on it): its superblock was not updated" /tmp/prev.log
-# the shutdown's order: the arrays stopped (mqstripe-stop.service) before
-# systemd-cryptsetup began to detach the member maps
+# the shutdown's order (the members' drop-ins): the arrays stopped
+# (mqstripe-stop.service) before systemd-cryptsetup began to detach the
+# member maps
 stopped=$(grep -nE "^Stopped (mqstripe-stop.service|Stop mqstripe arrays after)" /tmp/prev.log | head -1 | cut -d: -f1)
 detach=$(grep -nE "^Stopping (systemd-cryptsetup@mqscrypt|Cryptography Setup for mqscrypt)" /tmp/prev.log | head -1 | cut -d: -f1)
 grep -nE "^Stopped (mqstripe-stop.service|Stop mqstripe arrays after)|^Stopping (systemd-cryptsetup@mqscrypt|Cryptography Setup for mqscrypt)" /tmp/prev.log |
 	sed 's/^/#   /' | head -6
 check "the shutdown stopped the arrays before it detached their dm-crypt members" \
 	test -n "$stopped" -a -n "$detach" -a "${stopped:-0}" -lt "${detach:-0}"
+check "no ordering cycle of units in the boot with the dm-crypt maps (the members' drop-ins)" \
+	sh -c "! grep -qi 'ordering cycle' /tmp/prev.log"
 check_stale_at_boot cryptdata "$(cat /root/faulty.cryptdata)" "the boot refused it as stale, naming it"
 check "... saying it was faulty or gone when the array stopped, and that --force starts it" \
 	grep -q "faulty or gone when the array stopped.*'stripectl assemble --force'" /tmp/stale.log
