@@ -59,6 +59,7 @@ GUEST
 		states+=("$(python3 selftests/persist/sbtool.py parse "$d" | jq -r .state)")
 		events+=("$(python3 selftests/persist/sbtool.py parse "$d" | jq -r .events)")
 	done
+	# shellcheck disable=SC2154	# nboot, checks_ok, checks_bad: run.sh's
 	if [ "${states[*]}" = "0 0 0 0" ] && [ "$(printf '%s\n' "${events[@]}" | sort -u | wc -l)" = 1 ]; then
 		checks_ok=$((checks_ok + 1))
 		echo "# boot $nboot (after its shutdown): ok - the array under / marked clean by the system-shutdown hook (events ${events[0]})"
