@@ -73,6 +73,8 @@ UDEV_RULES := $(wildcard tools/udev/*.rules)
 SYSTEMD_UNITS := $(wildcard tools/systemd/*.service)
 UDEVRULESDIR ?= /lib/udev/rules.d
 SYSTEMDUNITDIR ?= /lib/systemd/system
+# the shutdown's last resort (mdadm's mdadm.shutdown is its md peer)
+SYSTEMDSHUTDOWNDIR ?= /lib/systemd/system-shutdown
 # Debian's initramfs-tools: the hook puts the module, stripectl and the
 # udev rule into the initramfs, the local-block script starts arrays there
 INITRAMFSDIR ?= /usr/share/initramfs-tools
@@ -82,6 +84,7 @@ INSTALLED := $(SBINDIR)/stripectl $(MANDIR)/man8/stripectl.8.gz \
 	$(BASHCOMPDIR)/stripectl \
 	$(addprefix $(UDEVRULESDIR)/,$(notdir $(UDEV_RULES))) \
 	$(addprefix $(SYSTEMDUNITDIR)/,$(notdir $(SYSTEMD_UNITS))) \
+	$(SYSTEMDSHUTDOWNDIR)/mqstripe.shutdown \
 	$(INITRAMFSDIR)/hooks/mqstripe $(INITRAMFSDIR)/scripts/local-block/mqstripe
 
 # The module source, exactly: what DKMS and the mqstripe-dkms package get.
@@ -120,6 +123,7 @@ install: stripectl
 	install -D -m 0644 tools/stripectl/stripectl.bash-completion \
 		$(DESTDIR)$(BASHCOMPDIR)/stripectl
 	$(foreach f,$(UDEV_RULES) $(SYSTEMD_UNITS),$(call install_sbin_path,$(f),$(if $(filter %.rules,$(f)),$(UDEVRULESDIR),$(SYSTEMDUNITDIR))))
+	$(call install_sbin_script,tools/systemd/mqstripe.shutdown,$(SYSTEMDSHUTDOWNDIR)/mqstripe.shutdown)
 	$(call install_sbin_script,tools/initramfs/hook,$(INITRAMFSDIR)/hooks/mqstripe)
 	$(call install_sbin_script,tools/initramfs/local-block,$(INITRAMFSDIR)/scripts/local-block/mqstripe)
 

@@ -89,7 +89,8 @@ DEB_FILES := $(DKMS_FILES) README.md tools/stripectl/Makefile \
 	$(wildcard tools/stripectl/*.c tools/stripectl/*.h) \
 	tools/stripectl/stripectl.8 tools/stripectl/mqstripe.conf.5 \
 	tools/stripectl/stripectl.bash-completion \
-	$(UDEV_RULES) $(SYSTEMD_UNITS) tools/initramfs/hook tools/initramfs/local-block
+	$(UDEV_RULES) $(SYSTEMD_UNITS) tools/systemd/mqstripe.shutdown \
+	tools/initramfs/hook tools/initramfs/local-block
 
 dkms-install:
 	@command -v dkms >/dev/null || { echo "make: dkms is not installed: apt-get install dkms" >&2; exit 1; }

@@ -115,3 +115,35 @@ fab_namespaces() {
 			echo "/dev/${d##*/}"
 	done | sort -V
 }
+
+# power_cut: end the step with a power cut instead of a shutdown: what
+# mqs-step leaves in the share (status 0, the journal, the kernel log, the
+# initramfs) written first, then the power goes off at once (sysrq o): no
+# unit is stopped, no file system unmounted, no array stopped
+power_cut() {
+	cd /mnt/share || exit 1
+	cp "/boot/initrd.img-$(uname -r)" initrd.tmp && mv initrd.tmp initrd
+	journalctl -b -o short-monotonic --no-pager >journal.log 2>&1
+	journalctl -k -b -o cat --no-pager >kernel.log 2>&1
+	echo 0 >step.rc
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 120
+}
+
+# sb_events DEV: the event counter of DEV's superblock
+sb_events() {
+	$STRIPECTL examine --export "$1" 2>/dev/null | sed -n 's/^MQSTRIPE_EVENTS=//p'
+}
+
+# check_stale_at_boot NAME MAP DESC: array NAME was not started at this
+# boot, and the boot refused MAP (a /dev/mapper name) as a stale member,
+# naming it (the journal: udev's and the boot-time unit's messages)
+check_stale_at_boot() {
+	local named
+	check "$1 not started at boot" test -z "$($STRIPECTL list 2>/dev/null | awk -v n="$1" '$2 == n')"
+	journalctl -b -o cat --no-pager | grep "stale member of array '$1'" >/tmp/stale.log
+	sed 's/^/#   /' /tmp/stale.log | head -3
+	named=$(sed -n "s|.*\\(/dev/[^: ]*\\): stale member of array '$1'.*|\\1|p" /tmp/stale.log | head -1)
+	check_eq "$3" "$(readlink -f "/dev/mapper/$2")" "$(readlink -f "${named:-none}")"
+}

@@ -13,10 +13,18 @@
 # came first), its XFS mounted by systemd from fstab (UUID, nofail) after
 # the drives came back in another order.  A member of that array fails
 # during the run (its map's table replaced by dm's error target, a read of
-# its chunk): the shutdown stops the array without updating that member,
-# so the next boot refuses it as stale (udev and the boot-time unit), the
-# journal naming it and --force; assemble --scan --force starts the
-# array, its data intact.  The monitor's unit, enabled by
+# its chunk): the udev rule's record-fault puts the others two events
+# ahead at once, the shutdown stops the array without updating that
+# member, and before systemd-cryptsetup detaches the maps (each member's
+# unit ordered before mqstripe-stop.service by a drop-in, as the docs
+# say; the journal's order), so the next boot refuses it as stale (udev and the boot-time
+# unit), the journal naming it and --force; assemble --scan --force
+# starts the array, its data intact.  A member of another array (over
+# dm-linear maps) fails and gets its table back: clear takes it back and
+# makes its superblock current (a stop and a plain assemble take it).
+# Then another member of the dm-crypt array fails and the power is cut
+# (sysrq o, no stop): the next boot refuses it as stale too, and
+# assemble --force says the array was not stopped cleanly.  The monitor's unit, enabled by
 # the package, does not run while the file has no MAILADDR or PROGRAM
 # line; with a PROGRAM line it runs at boot and the program gets the
 # array's array_stopped event.
@@ -26,8 +34,10 @@
 # after the boot-time unit ran and get no "add" event with their
 # content), or starts from the wrong drives; a member that failed during
 # the run accepted again after a plain reboot (a shutdown that does not
-# stop the arrays, or writes a clean superblock on a faulty member), a
-# refusal that does not name it; a monitor unit that runs unconfigured,
+# stop the arrays, or writes a clean superblock on a faulty member) or
+# after a power cut (a fault not recorded when it happened), a refusal
+# that does not name it; a cleared member refused at the next assembly;
+# maps detached before the array over them is stopped; a monitor unit that runs unconfigured,
 # or not at all when configured.
 
 boot_test() {
@@ -50,6 +60,12 @@ for i in 2 3 4 5; do
 		--key-file /etc/keys/mqs.key "/dev/nvme${i}n1" ||
 		echo "not ok - luksFormat /dev/nvme${i}n1"
 	echo "mqscrypt$i UUID=$(cryptsetup luksUUID "/dev/nvme${i}n1") /etc/keys/mqs.key luks,nofail" >>/etc/crypttab
+	# each member's map ordered before mqstripe-stop.service, so that
+	# at shutdown the array stops before the map is detached (as
+	# docs/ASSEMBLY.md "Members over dm-crypt" says)
+	mkdir -p "/etc/systemd/system/systemd-cryptsetup@mqscrypt$i.service.d"
+	printf '[Unit]\nBefore=mqstripe-stop.service\n' \
+		>"/etc/systemd/system/systemd-cryptsetup@mqscrypt$i.service.d/mqstripe.conf"
 	cryptsetup open --key-file /etc/keys/mqs.key "/dev/nvme${i}n1" "mqscrypt$i"
 	M+=("/dev/mapper/mqscrypt$i")
 done
@@ -108,10 +124,19 @@ systemctl stop srv-crypt.mount
 A=$(readlink -f /dev/stripe/cryptdata)
 m1=$($STRIPECTL list | awk '$2 == "cryptdata" { print $NF }' | cut -d, -f2)
 cat "/sys/class/block/$m1/dm/name" >/root/faulty.cryptdata
+sb_events "/dev/mapper/$(cat /root/faulty.cryptdata)" >/root/events.cryptdata
 dmsetup wipe_table "$(cat /root/faulty.cryptdata)"
 dd if="$A" of=/dev/null bs=64K skip=1 count=1 iflag=direct status=none
 check_eq "slot 1 of cryptdata ($(cat /root/faulty.cryptdata)) faulty" faulty \
 	"$(awk '$1 == 1 { print $4 }' "/sys/block/${A#/dev/}/mqstripe/members")"
+# the udev rule's record-fault at the member_faulty uevent: the others
+# two events ahead at once (slot 1's map errors every read: not read)
+udevadm settle
+m0=/dev/mapper/$(cat "/sys/class/block/$($STRIPECTL list | awk '$2 == "cryptdata" { print $NF }' | cut -d, -f1)/dm/name")
+check_eq "the udev rule recorded the fault at once: slot 0 two events ahead" \
+	"$(($(cat /root/events.cryptdata) + 2))" "$(sb_events "$m0")"
+check "... naming slot 1 in the system log" sh -c \
+	"journalctl -b -o cat --no-pager | grep -q \"record-fault: $A: slot 1 ([^)]*) is faulty: recorded in the superblocks of the 3 other members\""
 GUEST
 	# the crypt drives in another order, among the others
 	boot "${D[5]},${D[1]},${D[3]},${D[0]},${D[2]},${D[4]}" "AUTO no: not started; dm-crypt array started" || return
@@ -120,12 +145,18 @@ GUEST
 journalctl -b -1 -o cat --no-pager >/tmp/prev.log
 check "the shutdown stopped cryptdata, its faulty member's superblock not updated" \
 	grep -q "(slot 1, [0-9:]*) is faulty (the module saw IO errors on it): its superblock was not updated" /tmp/prev.log
-check "cryptdata not started at boot" test -z "$($STRIPECTL list 2>/dev/null | awk '$2 == "cryptdata"')"
-journalctl -b -o cat --no-pager | grep "stale member of array 'cryptdata'" >/tmp/stale.log
-sed 's/^/#   /' /tmp/stale.log | head -3
-named=$(sed -n "s|.*\(/dev/[^: ]*\): stale member of array 'cryptdata'.*|\1|p" /tmp/stale.log | head -1)
-check_eq "the boot refused it as stale, naming it" \
-	"$(readlink -f "/dev/mapper/$(cat /root/faulty.cryptdata)")" "$(readlink -f "${named:-none}")"
+# the shutdown's order (the members' drop-ins): the arrays stopped
+# (mqstripe-stop.service) before systemd-cryptsetup began to detach the
+# member maps
+stopped=$(grep -nE "^Stopped (mqstripe-stop.service|Stop mqstripe arrays after)" /tmp/prev.log | head -1 | cut -d: -f1)
+detach=$(grep -nE "^Stopping (systemd-cryptsetup@mqscrypt|Cryptography Setup for mqscrypt)" /tmp/prev.log | head -1 | cut -d: -f1)
+grep -nE "^Stopped (mqstripe-stop.service|Stop mqstripe arrays after)|^Stopping (systemd-cryptsetup@mqscrypt|Cryptography Setup for mqscrypt)" /tmp/prev.log |
+	sed 's/^/#   /' | head -6
+check "the shutdown stopped the arrays before it detached their dm-crypt members" \
+	test -n "$stopped" -a -n "$detach" -a "${stopped:-0}" -lt "${detach:-0}"
+check "no ordering cycle of units in the boot with the dm-crypt maps (the members' drop-ins)" \
+	sh -c "! grep -qi 'ordering cycle' /tmp/prev.log"
+check_stale_at_boot cryptdata "$(cat /root/faulty.cryptdata)" "the boot refused it as stale, naming it"
 check "... saying it was faulty or gone when the array stopped, and that --force starts it" \
 	grep -q "faulty or gone when the array stopped.*'stripectl assemble --force'" /tmp/stale.log
 check "assemble --scan --force --name cryptdata starts it" \
@@ -140,6 +171,64 @@ check "with a PROGRAM line: mqstripe-monitor.service runs" systemctl is-active m
 umount /srv/guest && $STRIPECTL stop guestdisk
 wait_for 60 grep -q "^array_stopped /dev/mqstripe" /var/log/mqs-events
 check "the monitor's program gets array_stopped" grep -qx "array_stopped /dev/mqstripe[0-9]*" /var/log/mqs-events
+
+# clear: an array over two dm-linear maps (of loop devices); slot 1's map
+# errors (its table swapped for dm's error target: recorded by the udev
+# rule), gets its table back, and clear takes it back and makes its
+# superblock current: a stop and a plain assemble take it
+truncate -s 64M /root/clr0.img /root/clr1.img
+for i in 0 1; do
+	l=$(losetup -f --show "/root/clr$i.img")
+	echo "0 $(blockdev --getsz "$l") linear $l 0" | dmsetup create "mqsclr$i"
+done
+C=$($STRIPECTL create --name clr --chunk 64K /dev/mapper/mqsclr0 /dev/mapper/mqsclr1)
+udevadm settle
+t1=$(dmsetup table mqsclr1)
+dmsetup wipe_table mqsclr1
+dd if="$C" of=/dev/null bs=64K skip=1 count=1 iflag=direct status=none
+udevadm settle
+check_eq "clr: slot 1 faulty" faulty "$(awk '$1 == 1 { print $4 }' "/sys/block/${C#/dev/}/mqstripe/members")"
+dmsetup load mqsclr1 --table "$t1" && dmsetup resume mqsclr1
+check_eq "... recorded: slot 1 two events behind slot 0" 2 \
+	"$(($(sb_events /dev/mapper/mqsclr0) - $(sb_events /dev/mapper/mqsclr1)))"
+check "stripectl clear clr 1" $STRIPECTL clear clr 1
+e0=$(sb_events /dev/mapper/mqsclr0)
+check "... both superblocks at one event counter again" \
+	test -n "$e0" -a "$e0" = "$(sb_events /dev/mapper/mqsclr1)"
+check "... a stop and a plain assemble take the cleared member" sh -c \
+	"$STRIPECTL stop clr && $STRIPECTL assemble /dev/mapper/mqsclr0 /dev/mapper/mqsclr1 && $STRIPECTL stop clr"
+udevadm settle
+
+maps() {	# the array's maps by slot
+	for d in $($STRIPECTL list | awk '$2 == "cryptdata" { print $NF }' | tr , ' '); do
+		echo "/dev/mapper/$(cat "/sys/class/block/$d/dm/name")"
+	done
+}
+# a crash: slot 2 fails, the udev rule records it, and the power is cut
+# (no stop): the next boot refuses slot 2 as stale
+systemctl stop srv-crypt.mount
+A=$(readlink -f /dev/stripe/cryptdata)
+read -r -a M <<<"$(maps | xargs)"
+basename "${M[2]}" >/root/faulty2.cryptdata
+ev0=$(sb_events "${M[0]}")
+dmsetup wipe_table "${M[2]}"
+dd if="$A" of=/dev/null bs=64K skip=2 count=1 iflag=direct status=none
+udevadm settle
+check_eq "slot 2 faulty" faulty "$(awk '$1 == 2 { print $4 }' "/sys/block/${A#/dev/}/mqstripe/members")"
+check_eq "... recorded at once: slot 0 two events ahead" "$((ev0 + 2))" "$(sb_events "${M[0]}")"
+power_cut
 GUEST
-	boot "${D[0]},${D[1]},${D[2]},${D[3]},${D[4]},${D[5]}" "ARRAY line added"
+	boot "${D[0]},${D[1]},${D[2]},${D[3]},${D[4]},${D[5]}" "ARRAY line added; clear; a member fails, power cut" || return
+	step <<'GUEST'
+check_stale_at_boot cryptdata "$(cat /root/faulty2.cryptdata)" \
+	"after the power cut the boot refused slot 2 as stale, naming it"
+check "... and --force" grep -q "'stripectl assemble --force'" /tmp/stale.log
+$STRIPECTL assemble --scan --force --name cryptdata 2>/tmp/force.log
+check "assemble --scan --force starts it, saying it was not stopped cleanly (no stop before the cut)" \
+	grep -q "'cryptdata' .*was not stopped cleanly" /tmp/force.log
+udevadm settle
+systemctl start srv-crypt.mount
+check "... its data intact" sha256sum -c /root/blob.sha256
+GUEST
+	boot "${D[2]},${D[0]},${D[5]},${D[1]},${D[4]},${D[3]}" "after the power cut"
 }

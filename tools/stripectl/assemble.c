@@ -436,7 +436,7 @@ static int update_format(const struct asm_ctx *ctx, struct mqs_cand **m,
  * stderr and in the system log once it runs: RAID0 keeps no redundancy, so
  * there is nothing to resync, but what the file system had not flushed
  * when it stopped may be lost, and a member that failed during that run
- * was not left behind by a stop (docs/FORMAT.md "Updates").
+ * is behind only if record-fault recorded it (docs/FORMAT.md "Updates").
  */
 static void report_unclean(const struct mqs_sb *sb)
 {
@@ -444,7 +444,7 @@ static void report_unclean(const struct mqs_sb *sb)
 
 	mqs_array_label(sb, label, sizeof(label));
 	snprintf(what, sizeof(what),
-		 "%s was not stopped cleanly (its superblocks say active: a crash, a power cut, or a shutdown that did not stop it); started: a RAID0 has nothing to resync, but writes its file system had not flushed may be lost (the file system's own recovery runs at mount), and a member that failed before was not marked stale",
+		 "%s was not stopped cleanly (its superblocks say active: a crash, a power cut, or a shutdown that did not stop it); started: a RAID0 has nothing to resync, but writes its file system had not flushed may be lost (the file system's own recovery runs at mount), and a member that failed during that run is refused as stale only if its fault was recorded (stripectl record-fault, which the udev rule runs)",
 		 label);
 	mqs_error("warning: %s", what);
 	syslog(LOG_WARNING, "assemble: %s", what);

@@ -2,8 +2,11 @@
 /*
  * stripectl clear: a member that the module marked faulty after IO errors
  * that were transient (a path, a cable, a controller reset) is ok again
- * (MQSTRIPE_IOC_CLEAR).  A member that is gone cannot be cleared: its
- * disk went away, and only a stop and an assemble bring it back.
+ * (MQSTRIPE_IOC_CLEAR), and current again in the superblocks: the members
+ * that are ok get one event counter again (sb_bring_current()), so that
+ * the one record-fault left behind is not refused at the next assemble.
+ * A member that is gone cannot be cleared: its disk went away, and only a
+ * stop and an assemble bring it back.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,10 +16,12 @@
 
 #include "clear.h"
 #include "common.h"
+#include "fault.h"
 #include "libmqs.h"
 #include "opts.h"
 #include "parse.h"
 #include "stripectl.h"
+#include "sysfs.h"
 
 int cmd_clear(const struct cmd *cmd, int argc, char **argv)
 {
@@ -27,7 +32,7 @@ int cmd_clear(const struct cmd *cmd, int argc, char **argv)
 	char err[MQS_ERR_LEN], node[64], dev[24];
 	uint32_t index, nr, before;
 	uint64_t slot;
-	int first, rc;
+	int first, rc, lock;
 
 	rc = opts_parse_exit(cmd, opts, argc, argv, &first);
 	if (rc >= 0)
@@ -41,8 +46,9 @@ int cmd_clear(const struct cmd *cmd, int argc, char **argv)
 		mqs_error("clear: SLOT: %s", err);
 		return MQS_EXIT_USAGE;
 	}
-	if (find_array_or_report(&ctl, argv[first], &index, &info, &members,
-				 &nr))
+	/* no record-fault or stop between CLEAR and the superblocks */
+	if (find_array_locked(&ctl, argv[first], &index, &info, &members,
+			      &nr, &lock))
 		return MQS_EXIT_FAIL;
 	mqs_array_node(index, node, sizeof(node));
 	rc = MQS_EXIT_FAIL;
@@ -62,7 +68,14 @@ int cmd_clear(const struct cmd *cmd, int argc, char **argv)
 		else
 			printf("%s: slot %" PRIu64 " (%s) was %s, is ok now\n",
 			       node, slot, dev, member_state_name(before));
-		rc = MQS_EXIT_OK;
+		rc = mqs_info(&ctl, index, &info, members,
+			      MQSTRIPE_MAX_MEMBERS);
+		if (rc) {
+			report_ctl_error(node, rc, ctl.kernel_abi);
+			rc = MQS_EXIT_FAIL;
+		} else if (!mqs_array_readonly(index)) {
+			rc = sb_bring_current(node, &info, members, nr);
+		}
 		break;
 	case ENXIO:
 		mqs_error("%s: slot %" PRIu64 " (%s) is gone: its disk went away, and clear cannot bring it back; stop the array and assemble it once the disk is back",
@@ -83,5 +96,6 @@ int cmd_clear(const struct cmd *cmd, int argc, char **argv)
 out:
 	free(members);
 	mqs_ctl_close(&ctl);
+	mqs_meta_unlock(lock);
 	return rc;
 }

@@ -209,6 +209,36 @@ fail:
 	return MQS_EXIT_FAIL;
 }
 
+/**
+ * find_array_locked() - find_array_or_report() under the metadata lock
+ * @ctl: as for find_array_or_report().
+ * @arg: as for find_array_or_report().
+ * @index: as for find_array_or_report().
+ * @info: as for find_array_or_report().
+ * @members: as for find_array_or_report().
+ * @nr: as for find_array_or_report().
+ * @lock: out: from mqs_meta_lock(false), for mqs_meta_unlock().
+ *
+ * The lock first: no other superblock writer (a stop, a record-fault, a
+ * clear) between reading the members' states and writing.
+ *
+ * Return: MQS_EXIT_OK; or MQS_EXIT_FAIL (said) with nothing held.
+ */
+int find_array_locked(struct mqs_ctl *ctl, const char *arg, uint32_t *index,
+		      struct mqstripe_info *info,
+		      struct mqstripe_member_info **members, uint32_t *nr,
+		      int *lock)
+{
+	*lock = mqs_meta_lock(false);
+	if (*lock == -ETIMEDOUT)
+		return MQS_EXIT_FAIL;
+	if (find_array_or_report(ctl, arg, index, info, members, nr)) {
+		mqs_meta_unlock(*lock);
+		return MQS_EXIT_FAIL;
+	}
+	return MQS_EXIT_OK;
+}
+
 const char *array_state_name(uint32_t state)
 {
 	switch (state) {
@@ -231,6 +261,16 @@ const char *member_state_name(uint32_t state)
 		return "gone";
 	}
 	return "unknown";
+}
+
+/*
+ * A member the module reports faulty or gone: left behind in the
+ * superblocks (stop, record-fault), as md leaves a failed disk.
+ */
+bool member_failed(const struct mqstripe_member_info *m)
+{
+	return m->state == MQSTRIPE_MEMBER_FAULTY ||
+	       m->state == MQSTRIPE_MEMBER_GONE;
 }
 
 void mqs_sleep_ms(unsigned int ms)

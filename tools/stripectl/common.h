@@ -18,11 +18,16 @@ void report_ctl_error(const char *what, int rc, uint32_t kernel_abi);
 int find_array_or_report(struct mqs_ctl *ctl, const char *arg,
 			 uint32_t *index, struct mqstripe_info *info,
 			 struct mqstripe_member_info **members, uint32_t *nr);
+int find_array_locked(struct mqs_ctl *ctl, const char *arg, uint32_t *index,
+		      struct mqstripe_info *info,
+		      struct mqstripe_member_info **members, uint32_t *nr,
+		      int *lock);
 void mqs_sleep_ms(unsigned int ms);
 const char *mqs_run_dir(void);
 int mqs_meta_lock(bool need);
 void mqs_meta_unlock(int fd);
 const char *array_state_name(uint32_t state);
 const char *member_state_name(uint32_t state);
+bool member_failed(const struct mqstripe_member_info *m);
 
 #endif /* STRIPECTL_COMMON_H */

@@ -511,6 +511,86 @@ static bool holder_phrase(const char *sysdir, const char *what, char *buf,
 	return false;
 }
 
+/*
+ * The mounts of the device MAJ:MIN in @tb: how many, and how many of them
+ * have a read-only superblock.  Its holders: @held.
+ */
+static void count_users(struct libmnt_table *tb, const char *sysdir,
+			unsigned int *mounts, unsigned int *ro, bool *held)
+{
+	char path[PATH_MAX + 8], name[NAME_MAX + 1];
+	struct libmnt_iter *it;
+	struct libmnt_fs *fs;
+	uint32_t ma, mi;
+
+	if (first_holder(sysdir, NULL, name, sizeof(name)))
+		*held = true;
+	snprintf(path, sizeof(path), "%s/dev", sysdir);
+	if (mqs_sysfs_devt(path, &ma, &mi))
+		return;
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	if (!it) {
+		*held = true;
+		return;
+	}
+	while (!mnt_table_next_fs(tb, it, &fs)) {
+		const char *opts = mnt_fs_get_fs_options(fs);
+
+		if (mnt_fs_get_devno(fs) != makedev(ma, mi))
+			continue;
+		(*mounts)++;
+		if (opts && !mnt_optstr_get_option(opts, "ro", NULL, NULL))
+			(*ro)++;
+	}
+	mnt_free_iter(it);
+}
+
+/**
+ * mqs_only_readonly_mounts() - is a device (and its partitions) used by
+ *	read-only mounts alone?
+ * @major: the device.
+ * @minor: the device.
+ *
+ * True when it or its partitions are mounted, every mount's superblock is
+ * read-only (/proc/self/mountinfo: the root file system remounted
+ * read-only at the end of a shutdown) and nothing holds them (no
+ * device-mapper, md or array on top).  An open by a process cannot be
+ * seen: the shutdown's last step, when no process is left, is where this
+ * means nothing writes to it any more.
+ *
+ * Return: true or false.
+ */
+bool mqs_only_readonly_mounts(uint32_t major, uint32_t minor)
+{
+	char sysdir[64], part[PATH_MAX];
+	unsigned int mounts = 0, ro = 0;
+	struct libmnt_table *tb;
+	struct dirent *d;
+	bool held = false;
+	DIR *dir;
+
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	if (!tb)
+		return false;
+	snprintf(sysdir, sizeof(sysdir), "/sys/dev/block/%u:%u", major, minor);
+	count_users(tb, sysdir, &mounts, &ro, &held);
+	dir = opendir(sysdir);
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(part, sizeof(part), "%s/%.255s/partition", sysdir,
+			 d->d_name);
+		if (access(part, F_OK))
+			continue;
+		snprintf(part, sizeof(part), "%s/%.255s", sysdir, d->d_name);
+		count_users(tb, part, &mounts, &ro, &held);
+	}
+	if (dir)
+		closedir(dir);
+	mnt_unref_table(tb);
+	return !held && mounts && mounts == ro;
+}
+
 /**
  * mqs_busy_reason() - why an exclusive open of @path failed with EBUSY
  * @path: the device.

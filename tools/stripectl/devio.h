@@ -47,6 +47,7 @@ struct mqs_wipe_log {
 
 int mqs_open_excl(const char *path);
 bool mqs_busy_reason(const char *path, char *buf, size_t len);
+bool mqs_only_readonly_mounts(uint32_t major, uint32_t minor);
 int mqs_signatures(int fd, bool wipe, struct mqs_wipe_log *log, char *desc,
 		   size_t len);
 bool mqs_signatures_at(const char *path, char *desc, size_t len);

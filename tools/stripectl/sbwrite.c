@@ -5,12 +5,14 @@
  * claim each member exclusively (briefly: the module claims them itself
  * at CREATE), keep its superblock area as it was, write and verify the new
  * one, and put the old one back on every member when the array does not
- * start; and the rewrite of one member's superblock after a stop.
+ * start; and the two-pass rewrite of an array's members (a stop, a fault
+ * recorded, a clean mark).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,23 +365,29 @@ void sbw_free(struct sbw *w, size_t n)
 }
 
 /**
- * sb_update_member() - rewrite one member's superblock after a stop
+ * sb_update_member() - rewrite one member's superblock
  * @path: the member.
  * @uuid: the array it must belong to.
  * @slot: the slot it must have.
  * @state: the new state (MQS_SB_STATE_*).
+ * @events: the new event counter, or 0: one past the member's own.
+ * @shared: the running array holds the member (record-fault, clear, the
+ *	last resort's clean mark): written through an O_DIRECT descriptor
+ *	alone, never claimed, as rename writes; else (after a stop) claimed
+ *	exclusively for the write, retrying a transient hold by udev.
  * @why: the reason when it was not updated.
  * @len: room at @why.
  *
- * Claims the member exclusively for the write (retrying a transient hold
- * by udev), bumps the event counter and sets the state and update time.
- * A member without a superblock (an array started by hand with the ioctl)
- * is left alone.  Prints nothing: the caller decides how bad it is.
+ * Bumps the event counter (or sets it to @events) and sets the state and
+ * update time.  A member without a superblock (an array started by hand
+ * with the ioctl) is left alone.  Prints nothing: the caller decides how
+ * bad it is.
  *
  * Return: 0 updated; 1 no superblock; -1 not updated (@why says why).
  */
 int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
-		     uint32_t state, char *why, size_t len)
+		     uint32_t state, uint64_t events, bool shared, char *why,
+		     size_t len)
 {
 	char label[MQS_ERR_LEN];
 	struct mqs_sb_copies cp;
@@ -396,13 +404,13 @@ int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
 		snprintf(why, len, "out of memory");
 		goto out;
 	}
-	for (waited = 0;; waited += 100) {
+	for (waited = 0; !shared; waited += 100) {
 		excl = mqs_open_excl(path);
 		if (excl != -EBUSY || waited >= EXCL_RETRY_MS)
 			break;
 		mqs_sleep_ms(100);
 	}
-	if (excl < 0) {
+	if (!shared && excl < 0) {
 		snprintf(why, len, "cannot hold it exclusively: %s",
 			 strerror(-excl));
 		goto out;
@@ -424,7 +432,7 @@ int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
 	if (memcmp(sb->array_uuid, uuid, MQSTRIPE_UUID_LEN) ||
 	    sb->slot != slot) {
 		mqs_sb_describe(sb, st, label, sizeof(label));
-		snprintf(why, len, "it holds %s, not the array just stopped",
+		snprintf(why, len, "it holds %s, not this array's superblock",
 			 label);
 		goto out;
 	}
@@ -435,7 +443,7 @@ int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
 				    ~MQS_SB_FEAT_RO_COMPAT_KNOWN));
 		goto out;
 	}
-	sb->events++;
+	sb->events = events ? events : sb->events + 1;
 	sb->generation++;
 	sb->state = state;
 	sb->utime = (uint64_t)time(NULL);
@@ -447,7 +455,8 @@ int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
 			 strerror(-err));
 		goto out;
 	}
-	mqs_dev_drop_cache(excl);
+	if (excl >= 0)
+		mqs_dev_drop_cache(excl);
 	rc = 0;
 out:
 	if (dfd >= 0)
@@ -457,4 +466,61 @@ out:
 	free(block);
 	free(sb);
 	return rc;
+}
+
+/**
+ * sb_update_members() - the two passes of an update over an array's members
+ * @uuid: the array.
+ * @members: its members (INFO).
+ * @skip: members not to write (faulty or gone); a member that cannot be
+ *	written is added, with a warning.
+ * @nr: how many members.
+ * @state: the second pass's state (the first says active).
+ * @shared: the array runs and holds its members (sb_update_member()).
+ * @tail: what the warnings say of the array ("the array is stopped").
+ *
+ * First events + 1 on every member, then events + 1 again with @state: a
+ * member left out is two events behind afterwards, which assemble refuses
+ * as stale, while a cut between any two writes leaves the members at most
+ * one event apart, which it accepts (docs/FORMAT.md "Updates").
+ *
+ * Return: how many members were written in both passes (members without
+ * a superblock do not count).
+ */
+uint32_t sb_update_members(const uint8_t uuid[16],
+			   const struct mqstripe_member_info *members,
+			   bool *skip, uint32_t nr, uint32_t state, bool shared,
+			   const char *tail)
+{
+	char path[PATH_MAX], why[MQS_ERR_LEN];
+	uint32_t i, pass, done = 0;
+	int rc;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < nr; i++) {
+			const struct mqstripe_member_info *m = &members[i];
+			uint64_t devno = makedev(m->major, m->minor);
+
+			if (skip[i])
+				continue;
+			if (mqs_find_node(devno, path, sizeof(path))) {
+				mqs_error("warning: member %u:%u (slot %u) is gone: its superblock was not updated; %s (assembling it again takes 'assemble --force')",
+					  m->major, m->minor, m->slot, tail);
+				skip[i] = true;
+				continue;
+			}
+			rc = sb_update_member(path, uuid, m->slot,
+					      pass ? state :
+					      MQS_SB_STATE_ACTIVE, 0, shared,
+					      why, sizeof(why));
+			if (rc < 0) {
+				mqs_error("warning: %s (slot %u): superblock not updated: %s; %s (assembling it again may take 'assemble --force')",
+					  path, m->slot, why, tail);
+				skip[i] = true;
+			} else if (pass && !rc) {
+				done++;
+			}
+		}
+	}
+	return done;
 }

@@ -7,10 +7,12 @@
  * faulty or gone are left as they were.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -57,19 +59,6 @@ static void remove_stale_node(uint32_t index, uint32_t major, uint32_t minor)
 }
 
 /*
- * A member the module reported faulty or gone (INFO, before REMOVE) keeps
- * its superblock as it was, as md leaves a failed disk: after the stop it
- * is two events behind the others, and the next assemble refuses it as
- * stale (the format has no per-slot fault record: the event counter is the
- * record).
- */
-static bool failed_member(const struct mqstripe_member_info *m)
-{
-	return m->state == MQSTRIPE_MEMBER_FAULTY ||
-	       m->state == MQSTRIPE_MEMBER_GONE;
-}
-
-/*
  * Say on stderr which member is left out (slot, device, why) and what the
  * next assemble does with it.  @all: every member is left out, so none
  * moves ahead of it.
@@ -96,21 +85,17 @@ static void report_left_out(const struct mqstripe_member_info *m, bool all)
 
 /*
  * Every member's superblock, in two passes over all members: events + 1
- * (state still active), then events + 1 and state clean.  A member copied
- * (or left out) while the array ran is then two events behind the others,
- * which assemble refuses as stale; a stop cut short leaves at most one
- * event between members, which it accepts (docs/FORMAT.md "Updates").
- * Members the module reported faulty or gone are not written at all
- * (report_left_out()).  The array is gone already, so a member that is
- * left out or cannot be written (it failed, or went away) is a warning,
- * not a failed stop.
+ * (state still active), then events + 1 and state clean
+ * (sb_update_members()).  Members the module reported faulty or gone are
+ * not written at all (report_left_out()).  The array is gone already, so
+ * a member that is left out or cannot be written (it failed, or went
+ * away) is a warning, not a failed stop.
  */
 static void update_superblocks(const struct mqstripe_info *info,
 			       const struct mqstripe_member_info *members,
 			       uint32_t nr)
 {
-	char path[PATH_MAX], why[MQS_ERR_LEN];
-	uint32_t i, pass, failed = 0;
+	uint32_t i, failed = 0;
 	bool *skip;
 
 	skip = calloc(nr ? nr : 1, sizeof(*skip));
@@ -119,35 +104,14 @@ static void update_superblocks(const struct mqstripe_info *info,
 		goto out;
 	}
 	for (i = 0; i < nr; i++) {
-		skip[i] = failed_member(&members[i]);
+		skip[i] = member_failed(&members[i]);
 		failed += skip[i];
 	}
 	for (i = 0; i < nr; i++)
 		if (skip[i])
 			report_left_out(&members[i], failed == nr);
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < nr; i++) {
-			const struct mqstripe_member_info *m = &members[i];
-			uint64_t devno = makedev(m->major, m->minor);
-
-			if (skip[i])
-				continue;
-			if (mqs_find_node(devno, path, sizeof(path))) {
-				mqs_error("warning: member %u:%u (slot %u) is gone: its superblock was not updated; the array is stopped (assembling it again takes 'assemble --force')",
-					  m->major, m->minor, m->slot);
-				skip[i] = true;
-				continue;
-			}
-			if (sb_update_member(path, info->uuid, m->slot,
-					     pass ? MQS_SB_STATE_CLEAN :
-					     MQS_SB_STATE_ACTIVE,
-					     why, sizeof(why)) < 0) {
-				mqs_error("warning: %s (slot %u): superblock not updated: %s; the array is stopped (assembling it again may take 'assemble --force')",
-					  path, m->slot, why);
-				skip[i] = true;
-			}
-		}
-	}
+	sb_update_members(info->uuid, members, skip, nr, MQS_SB_STATE_CLEAN,
+			  false, "the array is stopped");
 	free(skip);
 out:
 	incr_stopped(info->uuid);
@@ -231,15 +195,69 @@ static int stop_one(const char *arg, int retry_ms, bool report_busy)
 }
 
 /*
+ * stop --mark-clean (the shutdown's last resort, mqstripe.shutdown): the
+ * array @index is still in use, by read-only mounts alone (the root file
+ * system remounted read-only): flushed, then its superblocks marked clean
+ * in two passes while it runs, as a stop marks them; members the module
+ * reports faulty or gone stay behind.  Return: true when marked.
+ */
+static bool mark_clean(uint32_t index, const char *path)
+{
+	struct mqstripe_member_info *members = NULL;
+	struct mqstripe_info info;
+	struct mqs_ctl ctl;
+	char arg[32];
+	uint32_t nr, i, written = 0;
+	bool *skip = NULL;
+	int lock, fd;
+
+	lock = mqs_meta_lock(false);
+	if (lock == -ETIMEDOUT)
+		return false;
+	mqs_array_kname(index, arg, sizeof(arg));
+	if (find_array_or_report(&ctl, arg, &index, &info, &members, &nr))
+		goto out_unlock;
+	if (mqs_array_readonly(index) ||
+	    !mqs_only_readonly_mounts(info.major, info.minor))
+		goto out;
+	skip = calloc(nr ? nr : 1, sizeof(*skip));
+	if (!skip)
+		goto out;
+	/* what the read-only file system left in the members' caches */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd)) {
+		mqs_error("warning: %s: cannot flush it: %s; its superblocks still say active",
+			  path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	for (i = 0; i < nr; i++)
+		skip[i] = member_failed(&members[i]);
+	written = sb_update_members(info.uuid, members, skip, nr,
+				    MQS_SB_STATE_CLEAN, true,
+				    "the array is left running");
+out:
+	free(skip);
+	free(members);
+	mqs_ctl_close(&ctl);
+out_unlock:
+	mqs_meta_unlock(lock);
+	return written > 0;
+}
+
+/*
  * stop --scan --skip-busy (the shutdown's): an array still in use is left
  * running, with a note instead of an error.  One that is mounted or held
  * (a holder or a mount named by mqs_busy_reason()) is left at once; one
  * open by no visible user (udev probing it after an unmount) gets the
  * usual retry first.  @quiet: no note (a stop before the network goes
  * down, while the local file systems are still mounted: the stop after
- * them names what is left).
+ * them names what is left).  @clean: one used by read-only mounts alone
+ * gets clean superblocks (mark_clean()).
  */
-static int leave_busy(const char *arg, uint32_t index, bool quiet)
+static int leave_busy(const char *arg, uint32_t index, bool quiet, bool clean)
 {
 	char path[32], why[MQS_ERR_LEN];
 	int rc;
@@ -249,6 +267,12 @@ static int leave_busy(const char *arg, uint32_t index, bool quiet)
 		rc = stop_one(arg, BUSY_RETRY_MS, false);
 		if (rc != -EBUSY)
 			return rc;
+	}
+	if (clean && mark_clean(index, path)) {
+		if (!quiet)
+			mqs_error("note: %s left running: %s; read-only to the end, its superblocks are marked clean",
+				  path, why);
+		return 0;
 	}
 	if (!quiet)
 		mqs_error("note: %s left running: %s; its superblocks still say active, so the next assembly says it was not stopped cleanly",
@@ -260,9 +284,9 @@ static int leave_busy(const char *arg, uint32_t index, bool quiet)
  * stop --scan: every array that is not in use.  Arrays stacked on arrays
  * are stopped top first: passes without waiting repeat while one stops
  * something; what is still busy then gets the usual retry and message,
- * or with @skip_busy is left running (leave_busy(), @quiet).
+ * or with @skip_busy is left running (leave_busy(), @quiet, @clean).
  */
-static int stop_scan(bool skip_busy, bool quiet)
+static int stop_scan(bool skip_busy, bool quiet, bool clean)
 {
 	uint32_t *idx = NULL, n = 0, i, left;
 	char arg[32];
@@ -300,7 +324,7 @@ static int stop_scan(bool skip_busy, bool quiet)
 		if (idx[i] == UINT32_MAX)
 			continue;
 		mqs_array_kname(idx[i], arg, sizeof(arg));
-		if (skip_busy ? leave_busy(arg, idx[i], quiet) :
+		if (skip_busy ? leave_busy(arg, idx[i], quiet, clean) :
 				stop_one(arg, BUSY_RETRY_MS, true))
 			ret = MQS_EXIT_FAIL;
 	}
@@ -310,7 +334,7 @@ static int stop_scan(bool skip_busy, bool quiet)
 
 int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 {
-	bool scan = false, skip_busy = false, quiet = false;
+	bool scan = false, skip_busy = false, quiet = false, clean = false;
 	const struct opt opts[] = {
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
 		  "stop every array that is not in use (arrays on arrays top first); one in use is named with why, and the exit status is 1" },
@@ -318,6 +342,8 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 		  "with --scan (what mqstripe-stop.service and mqstripe-netdev.service run at shutdown): an array in use is left running with a note saying why, and does not make the exit status 1" },
 		{ "quiet", 'q', OPT_FLAG, &quiet, NULL, NULL,
 		  "with --skip-busy: no note for the arrays left running" },
+		{ "mark-clean", 0, OPT_FLAG, &clean, NULL, NULL,
+		  "with --skip-busy (the shutdown's last step, mqstripe.shutdown): an array left running whose only users are read-only mounts (the root file system remounted read-only) is flushed and its superblocks marked clean" },
 		{ 0 }
 	};
 	int first, rc;
@@ -330,14 +356,17 @@ int cmd_stop(const struct cmd *cmd, int argc, char **argv)
 			  argv[first]);
 		return MQS_EXIT_USAGE;
 	}
-	if ((skip_busy && !scan) || (quiet && !skip_busy)) {
-		mqs_error("stop: %s goes with %s: see 'stripectl stop --help'",
-			  quiet && !skip_busy ? "--quiet" : "--skip-busy",
-			  quiet && !skip_busy ? "--skip-busy" : "--scan");
+	if (skip_busy && !scan) {
+		mqs_error("stop: --skip-busy goes with --scan: see 'stripectl stop --help'");
+		return MQS_EXIT_USAGE;
+	}
+	if ((quiet || clean) && !skip_busy) {
+		mqs_error("stop: %s goes with --skip-busy: see 'stripectl stop --help'",
+			  quiet ? "--quiet" : "--mark-clean");
 		return MQS_EXIT_USAGE;
 	}
 	if (scan)
-		return stop_scan(skip_busy, quiet);
+		return stop_scan(skip_busy, quiet, clean);
 	if (first >= argc) {
 		mqs_error("stop: no DEVICE given (or --scan): see 'stripectl stop --help'");
 		return MQS_EXIT_USAGE;

@@ -19,6 +19,7 @@
 #include "create.h"
 #include "errmsg.h"
 #include "examine.h"
+#include "fault.h"
 #include "list.h"
 #include "monitor.h"
 #include "opts.h"
@@ -170,14 +171,39 @@ static const struct cmd commands[] = {
 "active when no other member is faulty or gone: for an error that was\n"
 "transient (a path, a cable, a controller reset) once the member answers\n"
 "again.  Its error counts stay.  Nothing is read or written to check the\n"
-"member: check it first (and the data that the failed IO touched).  A\n"
-"member that is gone (its disk went away) cannot be cleared: stop the\n"
-"array and assemble it once the disk is back.  ARRAY is /dev/mqstripeN,\n"
+"member: check it first (and the data that the failed IO touched).  The\n"
+"superblocks of the members that are ok then get one event counter again\n"
+"(the member's first): record-fault left it behind, and the next\n"
+"'assemble' would refuse it as stale.  A member that is gone (its disk\n"
+"went away) cannot be cleared: stop the array and assemble it once the\n"
+"disk is back (with --force: it is stale).  ARRAY is /dev/mqstripeN,\n"
 "mqstripeN, a link to it or the array's name; SLOT as 'stripectl status'\n"
 "shows it.",
 		.min_args = 2,
 		.max_args = 2,
 		.missing = "give ARRAY and SLOT",
+	},
+	{
+		.name = "record-fault",
+		.fn = cmd_record_fault,
+		.args = "ARRAY",
+		.summary = "record in the superblocks that members failed",
+		.description =
+"The members of the running array ARRAY that the module reports faulty or\n"
+"gone are left behind in the superblocks now, not only by the next stop:\n"
+"every other member's superblock goes two events ahead (two passes, each\n"
+"write flushed, while the array runs), so that after a crash or a power\n"
+"cut the next 'assemble' refuses a failed member as stale, naming it (and\n"
+"--force starts the array with it anyway), as after a clean stop.  The\n"
+"udev rule runs it at the array's member_faulty and member_gone events.\n"
+"Each member left behind is named on stdout and in the system log.\n"
+"Nothing to record (no member faulty or gone), an array assembled\n"
+"--readonly: nothing written, exit 0; every member faulty or gone, or no\n"
+"superblock written: exit 1.  'stripectl clear' brings a member back.\n"
+"ARRAY is /dev/mqstripeN, mqstripeN, a link to it or the array's name.",
+		.min_args = 1,
+		.max_args = 1,
+		.missing = "no ARRAY given",
 	},
 	{
 		.name = "monitor",

@@ -37,8 +37,11 @@
  *   FAKE_MQS_INFO_NAME     the name INFO reports for every array, any bytes
  *                          (a name the real module would have refused)
  *   FAKE_MQS_FAULTY        a slot: INFO reports that member faulty (3 read
- *                          errors, 1 write error); unset, every member is ok
- *   FAKE_MQS_GONE          a slot: INFO reports that member gone
+ *                          errors, 1 write error); unset, every member is
+ *                          ok; CLEAR of it makes it ok for the rest of the
+ *                          process
+ *   FAKE_MQS_GONE          a slot: INFO reports that member gone (CLEAR:
+ *                          ENXIO)
  *   FAKE_MQS_RESIZE_FAIL   an errno: RESIZE fails with it (after its
  *                          header checks)
  *   FAKE_MQS_SLOW          a slot: INFO reports that member slow
@@ -596,6 +599,36 @@ static int64_t env_slot(const char *name)
 	return v && *v ? (int64_t)strtoul(v, NULL, 10) : -1;
 }
 
+/*
+ * CLEAR: the slot of FAKE_MQS_GONE is gone (ENXIO); that of
+ * FAKE_MQS_FAULTY was faulty and is ok from then on (in this process:
+ * the variable is dropped, so a later INFO reports it ok).
+ */
+static int clear_member(struct mqstripe_clear *c)
+{
+	struct fake_array *a;
+	int rc = check_hdr(&c->hdr, sizeof(*c), 0);
+
+	if (rc)
+		return rc;
+	if (c->reserved0 || !all_zero(c->reserved, sizeof(c->reserved)))
+		return -EINVAL;
+	load();
+	a = find(c->index);
+	if (!a)
+		return -ENODEV;
+	if (c->slot >= a->nr)
+		return -EINVAL;
+	if (env_slot("FAKE_MQS_GONE") == c->slot)
+		return -ENXIO;
+	c->state = MQSTRIPE_MEMBER_OK;
+	if (env_slot("FAKE_MQS_FAULTY") == c->slot) {
+		c->state = MQSTRIPE_MEMBER_FAULTY;
+		unsetenv("FAKE_MQS_FAULTY");
+	}
+	return 0;
+}
+
 static int info(struct mqstripe_info *in)
 {
 	struct mqstripe_member_info *m =
@@ -691,6 +724,8 @@ static int control(unsigned long req, void *arg)
 		return rename_array(arg);
 	case MQSTRIPE_IOC_RESIZE:
 		return resize_array(arg);
+	case MQSTRIPE_IOC_CLEAR:
+		return clear_member(arg);
 	}
 	return -ENOTTY;
 }

@@ -575,6 +575,62 @@ for how in faulty gone; do
 	LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 done
 
+# record-fault (the udev rule's, at member_faulty and member_gone): a
+# member the module reports faulty or gone is left behind in the
+# superblocks while the array runs, so that a crash or a power cut (no
+# stop) does not bring it back at the next assemble; clear brings it up
+# to date again.  A crash: the stand-in forgets its arrays, nothing is
+# written (its state file emptied, no array running but this one).
+crash() { : >"$R/state"; }
+LD_PRELOAD=$FAKE "$STRIPECTL" assemble "$L0" "$L1" "$L2" >/dev/null
+ev=$(ex "$L1" MQSTRIPE_EVENTS)
+m1=$(stat -L -c '%t %T' "$L1" | { read -r a b; echo "$((16#$a)):$((16#$b))"; })
+sc record-fault db
+check "record-fault with every member ok: nothing to record, nothing written" \
+	eval 'rc_is 0 && no_err && stdout_is "/dev/mqstripe0: no member is faulty or gone: nothing to record" && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS)" = "$ev $ev" ]'
+rm -f "$TMP/syslog"
+FAKE_MQS_FAULTY=1 FAKE_MQS_SYSLOG=$TMP/syslog sc record-fault db
+msg="/dev/mqstripe0: slot 1 ($L1, $m1) is faulty: recorded in the superblocks of the 2 other members, now two events ahead of it; the next 'stripectl assemble' refuses it as a stale member (start the array with it anyway with 'stripectl assemble --force'); 'stripectl clear' brings it back once the fault is gone"
+check "record-fault with slot 1 faulty: names it, what assemble will do, clear; exit 0" \
+	eval 'rc_is 0 && no_err && stdout_is "$msg"'
+check "... and says so in the system log (a warning)" \
+	eval '[ "$(cat "$TMP/syslog")" = "4 record-fault: $msg" ]'
+check "... the others two events ahead, still active; slot 1 as it was" \
+	eval '[ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS) $(ex "$L0" MQSTRIPE_STATE) $(ex "$L1" MQSTRIPE_STATE)" = "$((ev + 2)) $((ev + 2)) $ev active active" ]'
+check "... the array runs on" eval '[ "$(list_names)" = "db " ]'
+crash
+refused "after record-fault and a crash: the failed member is stale" \
+	"^stripectl: $L1: stale member of array 'db' .*: its event counter is $ev, $L0 is at $((ev + 2)) .*'stripectl assemble --force'" \
+	assemble "$L0" "$L1" "$L2"
+sc assemble --force "$L0" "$L1" "$L2"
+check "... assemble --force starts it" eval 'rc_is 0 && stdout_is /dev/mqstripe0'
+ev=$(ex "$L1" MQSTRIPE_EVENTS)
+FAKE_MQS_GONE=2 sc record-fault db
+m2=$(stat -L -c '%t %T' "$L2" | { read -r a b; echo "$((16#$a)):$((16#$b))"; })
+check "record-fault with slot 2 gone: names it, no clear advice" \
+	eval 'rc_is 0 && no_err && stdout_is "/dev/mqstripe0: slot 2 ($L2, $m2) is gone: recorded in the superblocks of the 2 other members, now two events ahead of it; the next '"'"'stripectl assemble'"'"' refuses it as a stale member (start the array with it anyway with '"'"'stripectl assemble --force'"'"')" && [ "$(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L0" MQSTRIPE_EVENTS)" = "$ev $((ev + 2))" ]'
+FAKE_MQS_GONE=2 sc clear db 2
+check "clear of a gone member: refused, nothing written" \
+	eval 'rc_is 1 && err_is "slot 2 .* is gone" && [ "$(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L0" MQSTRIPE_EVENTS)" = "$ev $((ev + 2))" ]'
+# slot 2 back (a stop and assemble --force), slot 1 faulty, recorded,
+# then cleared
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+LD_PRELOAD=$FAKE "$STRIPECTL" assemble --force "$L0" "$L1" "$L2" >/dev/null 2>&1
+ev=$(ex "$L1" MQSTRIPE_EVENTS)
+FAKE_MQS_FAULTY=1 LD_PRELOAD=$FAKE "$STRIPECTL" record-fault db >/dev/null
+FAKE_MQS_FAULTY=1 sc clear db 1
+check "clear after record-fault: slot 1 ok, the superblocks of the three current again, exit 0" \
+	eval 'rc_is 0 && no_err && stdout_is "/dev/mqstripe0: slot 1 ($m1) was faulty, is ok now
+/dev/mqstripe0: the superblocks of its 3 working members are current again (events $((ev + 3)))" && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS) $(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_STATE)" = "$((ev + 3)) $((ev + 3)) $((ev + 3)) active" ]'
+sc clear db 1
+check "clear again: nothing to clear, nothing written" \
+	eval 'rc_is 0 && stdout_is "/dev/mqstripe0: slot 1 ($m1) is ok: nothing to clear" && [ "$(ex "$L1" MQSTRIPE_EVENTS)" = "$((ev + 3))" ]'
+crash
+sc assemble "$L0" "$L1" "$L2"
+check "after clear and a crash: assemble takes the cleared member (not stopped cleanly: a warning)" \
+	eval 'rc_is 0 && stdout_is /dev/mqstripe0 && grep -q "was not stopped cleanly" "$TMP/err"'
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db
+
 # the metadata lock (the one "assemble --incremental" takes, which udev
 # runs on the uevents of members just written): create, stop,
 # zero-superblock, assemble --scan and assemble by hand wait for it
@@ -910,6 +966,14 @@ check "stop --scan --skip-busy with an array in use: left running, a note saying
 FAKE_MQS_BUSY=always sc stop --scan --skip-busy --quiet
 check "stop --scan --skip-busy --quiet: left running without a note" \
 	eval "rc_is 0 && no_err && [ \"\$(list_names)\" = 'db ' ]"
+# --mark-clean (the shutdown's last step): only an array whose users are
+# read-only mounts alone gets clean superblocks; one open by something
+# else (here: not mounted at all) keeps them active
+FAKE_MQS_BUSY=always sc stop --scan --skip-busy --mark-clean
+check "stop --scan --skip-busy --mark-clean, an array in use but not by read-only mounts: left running, superblocks still active" \
+	eval "rc_is 0 && err_is '^stripectl: note: /dev/mqstripe0 left running: .*its superblocks still say active' && [ \"\$(list_names)\" = 'db ' ] && [ \"\$(ex $L0 MQSTRIPE_STATE)\" = active ]"
+sc stop --scan --mark-clean
+check "stop --scan --mark-clean without --skip-busy: a usage error" eval "rc_is 2 && err_is 'mark-clean goes with --skip-busy'"
 FAKE_MQS_BUSY=1 sc stop --scan --skip-busy
 check "stop --scan --skip-busy: an array busy at first is stopped, silently; superblocks clean" \
 	eval "rc_is 0 && no_err && [ -z \"\$(list_names)\" ] && [ \"\$(ex $L0 MQSTRIPE_STATE)\" = clean ]"

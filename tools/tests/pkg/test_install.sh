@@ -4,7 +4,8 @@
 # make install / uninstall into a DESTDIR: exactly stripectl (0755), the
 # gzipped man page and the bash completion (0644) under PREFIX (default
 # /usr), the udev rules and systemd units of tools/udev and tools/systemd
-# (0644, in /lib/udev/rules.d and /lib/systemd/system) and the
+# (0644, in /lib/udev/rules.d and /lib/systemd/system), the
+# system-shutdown hook (0755, in /lib/systemd/system-shutdown) and the
 # initramfs-tools hook and local-block script (0755, in
 # /usr/share/initramfs-tools), all naming stripectl by its installed path,
 # and uninstall removes exactly those.  No root needed.
@@ -23,6 +24,7 @@ extras() {
 	local f
 	for f in tools/udev/*.rules; do [ -f "$f" ] && echo "lib/udev/rules.d/${f##*/} 644"; done
 	for f in tools/systemd/*.service; do [ -f "$f" ] && echo "lib/systemd/system/${f##*/} 644"; done
+	echo "lib/systemd/system-shutdown/mqstripe.shutdown 755"
 	echo "usr/share/initramfs-tools/hooks/mqstripe 755"
 	echo "usr/share/initramfs-tools/scripts/local-block/mqstripe 755"
 }
@@ -37,6 +39,7 @@ install_case() {
 	expect "$desc: installed files" "$want" "$(files "$dest" | xargs)"
 	bad=
 	for f in "$dest"/lib/udev/rules.d/* "$dest"/lib/systemd/system/* \
+		"$dest"/lib/systemd/system-shutdown/* \
 		"$dest"/usr/share/initramfs-tools/hooks/* \
 		"$dest"/usr/share/initramfs-tools/scripts/local-block/*; do
 		[ -f "$f" ] || continue
