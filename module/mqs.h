@@ -22,8 +22,10 @@
 
 /*
  * Member bios a request may have open at once while its segments are
- * walked: more members touched means more passes over the request, so the
- * per-request data (cmd_size) does not grow with the member count.
+ * walked.  A request that wraps (more chunks than members) has every
+ * member it touches open to its end: more members touched means more
+ * passes over it, so the per-request data does not grow with the member
+ * count.  One that does not wrap has one open at a time: one pass.
  */
 #define MQS_GATHER_SLOTS	16
 /* Minors per array: the whole device and 15 partitions. */

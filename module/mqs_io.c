@@ -594,7 +594,9 @@ static unsigned short mqs_nr_vecs(u64 bytes)
  * MQS_GATHER_SLOTS members being filled, and the list of finished ones.
  * @a, @rq, @opf: the array, the request, the op and flags of its member
  * bios; @out: member bios made, not yet submitted; @nr: members in the
- * group; @bios: each one's open bio, or NULL (index: slot in the group);
+ * group; @slide: the group is one member, which moves along with the walk
+ * (a request that does not wrap, see mqs_gather()); @bios: each one's open
+ * bio, or NULL (index: slot in the group);
  * @placed: each one's data is placed in bios up to this byte of the request;
  * @rewind: byte of the request the walk must go back to (a bio was cut
  * back to a logical block: mqs_gather_close()), or MQS_NO_REWIND.
@@ -605,6 +607,7 @@ struct mqs_gather_state {
 	blk_opf_t opf;
 	struct bio_list *out;
 	u32 nr;
+	bool slide;
 	u32 rewind;
 	struct bio *bios[MQS_GATHER_SLOTS];
 	u32 placed[MQS_GATHER_SLOTS];
@@ -957,6 +960,20 @@ added:
  * (@gs->placed): only a buffer not aligned to the members' logical blocks
  * is cut, so only such a request walks part of itself twice.
  *
+ * A request that does not wrap (no more chunks than members) needs no
+ * groups: each member's range in it is one run of the walk, met once, in
+ * member order.  With @gs->slide the group is the one member being walked
+ * (@gs->nr is 1): when the walk moves to the next member, the last bio of
+ * the one before is whole (its range ends at a chunk's end or the
+ * request's, on a logical block of the array, so of the member; its bio
+ * starts at its range's start or where a cut left whole blocks) and is
+ * queued, and the slot takes the next member.  A walk that goes back to a
+ * cut goes back into the member being walked (a cut keeps more than it
+ * takes off, and the bio cut began in that member's range), so one walk
+ * makes the request's member bios, however many members it touches.  A
+ * request that wraps keeps every member it touches open until its end:
+ * one walk per group of MQS_GATHER_SLOTS members.
+ *
  * The walk is by multi-page bvec (rq_for_each_bvec), not by page: a piece
  * is as long as its bvec and chunk allow, so a large chunk over physically
  * contiguous memory costs one bio_add_page() per chunk, not one per page.
@@ -990,9 +1007,15 @@ walk:
 			u32 piece = min(bv.bv_len - done, cur.left);
 			u32 idx = (cur.member + g->nr_members - first_member) %
 				  g->nr_members;
-			/* idx < base wraps: another group's too */
-			u32 at = pos + done, slot = idx - base;
+			u32 at = pos + done, slot;
 
+			if (gs->slide && idx != base) {
+				/* the walk left member base: its bio is whole */
+				mqs_gather_queue_open(gs, true);
+				base = idx;
+			}
+			/* idx < base wraps: another group's too */
+			slot = idx - base;
 			if (slot >= gs->nr) {
 				/* another group's member */
 			} else if (unlikely(at < gs->placed[slot])) {
@@ -1266,6 +1289,7 @@ static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 	u64 last_chunk, chunks;
 	struct mqs_loc loc;
 	u32 base, touched;
+	bool slide;
 	int lean;
 
 	if (!READ_ONCE(a->poll))
@@ -1285,10 +1309,15 @@ static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 	    mqs_queue_pieces(a, rq, opf, &loc, (u32)chunks, out))
 		return false;
 	touched = chunks < g->nr_members ? (u32)chunks : g->nr_members;
-	for (base = 0; base < touched; base += MQS_GATHER_SLOTS) {
+	/* one walk for a request that does not wrap (see mqs_gather()) */
+	slide = chunks <= g->nr_members;
+	for (base = 0; base < touched;
+	     base += slide ? touched : MQS_GATHER_SLOTS) {
 		struct mqs_gather_state gs = {
 			.a = a, .rq = rq, .opf = opf, .out = out,
-			.nr = min_t(u32, MQS_GATHER_SLOTS, touched - base),
+			.nr = slide ? 1 : min_t(u32, MQS_GATHER_SLOTS,
+						touched - base),
+			.slide = slide,
 		};
 
 		if (!mqs_gather(&gs, loc.member, base)) {
