@@ -106,6 +106,21 @@ if [ -r /proc/lockdep_stats ] && ! lockdep_on; then
 	diag "WARNING: lockdep is already off (taint $(cat /proc/sys/kernel/tainted)): no lock checking in this run"
 fi
 
+# The first child cgroup enables static keys (the memory controller's
+# kmem accounting: a jump label in every kmalloc), and code patching
+# while other vCPUs run that code has hung TCG guests (both vCPUs spun in
+# __kmem_cache_alloc_node for ever, seen in test_26 on 6.1).  Make that
+# first child now, before any test starts processes, with the io
+# controller test_26 enables; a later mkdir patches nothing.
+cg=/sys/fs/cgroup
+if [ -w "$cg/cgroup.subtree_control" ]; then
+	io_on=0
+	grep -qw io "$cg/cgroup.subtree_control" && io_on=1
+	echo +io >"$cg/cgroup.subtree_control" 2>/dev/null
+	mkdir "$cg/mqs-first" 2>/dev/null && rmdir "$cg/mqs-first"
+	[ $io_on = 1 ] || echo -io >"$cg/cgroup.subtree_control" 2>/dev/null
+fi
+
 mod_ok=1
 modmsg=
 if ! modmsg=$(mqs_load_module 2>&1); then
