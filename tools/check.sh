@@ -165,23 +165,17 @@ if [ "$debug_kernel" = 1 ]; then
 fi
 
 # Lane A: each kernel's main boot (every selftest but the three that
-# need a drive setup of their own), then the four small boots
-# (selftests/run.sh --boots) of the kernels but 6.12; those of 6.12 run
-# in lane B, before the bench smoke test, which keeps the two lanes about
-# as long (lane A was the longer by about 150 s).
-kargs=() kargs_b=()
+# need a drive setup of their own), then the four small boots of both
+# kernels (selftests/run.sh --boots): a suite that can move to lane B
+# when that lane is the shorter one.
+kargs=()
 for k in $debian_kernels; do
 	lane A "selftests on $k" "selftests on kernel $k, main boot (QEMU guest)" \
 		bash selftests/run.sh --kernel "$k" --boots main
-	if [ "$k" = 6.12 ] && [ "$debian_kernels" != " 6.12" ] &&
-	   [ "$debian_kernels" != 6.12 ]; then
-		kargs_b+=(--kernel "$k")
-	else
-		kargs+=(--kernel "$k")
-	fi
+	kargs+=(--kernel "$k")
 done
 if [ ${#kargs[@]} -gt 0 ]; then
-	lane A "selftests small boots" "selftests on kernels ${kargs[*]//--kernel /}: the lbs4k, poll, hotrm and pi boots (QEMU guests)" \
+	lane A "selftests small boots" "selftests on kernels$debian_kernels: the lbs4k, poll, hotrm and pi boots (QEMU guests)" \
 		bash selftests/run.sh "${kargs[@]}" --boots lbs4k,poll,hotrm,pi
 fi
 # The boot tests' root image, from the start beside the lanes: on a new
@@ -239,10 +233,6 @@ if [ "$debug_kernel" = 1 ]; then
 		;;
 	*) echo "== persistence tests on kernel $what: not run (CHECK_DEBUG_SUITES=\"$debug_suites\"; the Debian kernels run it)" ;;
 	esac
-fi
-if [ ${#kargs_b[@]} -gt 0 ]; then
-	lane B "selftests small boots on 6.12" "selftests on kernel 6.12: the lbs4k, poll, hotrm and pi boots (QEMU guests)" \
-		bash selftests/run.sh "${kargs_b[@]}" --boots lbs4k,poll,hotrm,pi
 fi
 # last in lane B (lane A, both kernels' selftests, is the longer one); its
 # guest's clock is checked against the host's (bench.sh boots again when
