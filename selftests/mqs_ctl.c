@@ -68,14 +68,14 @@ int xioctl(unsigned long cmd, void *arg)
 const unsigned long valid_cmds[NR_VALID] = {
 	MQSTRIPE_IOC_GET_VERSION, MQSTRIPE_IOC_CREATE, MQSTRIPE_IOC_REMOVE,
 	MQSTRIPE_IOC_INFO, MQSTRIPE_IOC_LIST, MQSTRIPE_IOC_CLEAR,
-	MQSTRIPE_IOC_RENAME,
+	MQSTRIPE_IOC_RENAME, MQSTRIPE_IOC_RESIZE,
 };
 
 const size_t cmd_sizes[NR_VALID] = {
 	sizeof(struct mqstripe_version), sizeof(struct mqstripe_create),
 	sizeof(struct mqstripe_remove), sizeof(struct mqstripe_info),
 	sizeof(struct mqstripe_list), sizeof(struct mqstripe_clear),
-	sizeof(struct mqstripe_rename),
+	sizeof(struct mqstripe_rename), sizeof(struct mqstripe_resize),
 };
 
 /* index of @cmd in valid_cmds, NR_VALID if it is not one */

@@ -58,7 +58,7 @@ int xioctl(unsigned long cmd, void *arg);
 
 /* ---------------------------------------------- command numbers */
 
-#define NR_VALID 7
+#define NR_VALID 8
 extern const unsigned long valid_cmds[NR_VALID];
 extern const size_t cmd_sizes[NR_VALID];
 /* index of @cmd in valid_cmds, NR_VALID if it is not one */

@@ -91,7 +91,7 @@ static bool errno_documented(int e)
 	switch (e) {
 	case EINVAL: case EFAULT: case ENOTTY: case EBADF: case ENOTBLK:
 	case EBUSY: case ENOSPC: case EEXIST: case ENOMEM: case ENODEV:
-	case ENXIO:
+	case ENXIO: case EIO: case EROFS:
 		return true;
 	}
 	return false;
@@ -419,6 +419,16 @@ static void sane_struct(int vi, void *buf, bool sane_members, bool *wide,
 		n->index = W->nlive && chance(50) ? W->live[rndn(W->nlive)] :
 			   chance(90) ? rndn(16) : rnd();
 		rnd_name(n->name, chance(70));
+		break;
+	}
+	case 7: {
+		struct mqstripe_resize *z = buf;
+
+		*z = (struct mqstripe_resize){ .hdr = HDR(*z) };
+		z->index = W->nlive && chance(50) ? W->live[rndn(W->nlive)] :
+			   chance(90) ? rndn(16) : rnd();
+		z->member_data_bytes = chance(50) ? (uint64_t)rndn(64) << 16 :
+				       ((uint64_t)rnd() << 32) | rnd();
 		break;
 	}
 	}
