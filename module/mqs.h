@@ -88,8 +88,8 @@ struct mqs_member_stats {
  * @handle: what the kernel's open call returned (compat.h).
  * @dev: device number, for duplicate checks and reports.
  * @slot: position in the stripe.
- * @size_sectors: size of the member device at create, and at the last
- *	RESIZE (INFO reports its size now).
+ * @size_sectors: size of the member device at create (INFO reports its
+ *	size now).
  * @state: MQSTRIPE_MEMBER_*; written from IO completion, ->mark_dead and
  *	any reader that notices a removal, read anywhere.
  * @read_errors: failed member reads.

@@ -1496,9 +1496,9 @@ out:
  * version 1 (mqstripe_map.h) maps array chunk c to row c / nr_members, so
  * more rows only add array sectors past the old end: in-flight and later IO
  * below it maps as before, and the capacity grows under IO.  The members'
- * sizes are read again (they may have grown since the array started) and
- * kept for INFO.  set_capacity_and_notify() sends the change uevent
- * (RESIZE=1) that tells udev and file systems.  Never shrinks: a smaller
+ * sizes are read again (they may have grown since the array started).
+ * set_capacity_and_notify() sends the change uevent (RESIZE=1) that tells
+ * udev and file systems.  Never shrinks: a smaller
  * size would cut the end off a file system that may use it.
  *
  * Context: process, takes mqs_ctl_mutex.
@@ -1537,11 +1537,10 @@ int mqs_array_resize(struct mqstripe_resize *r)
 		goto out;
 	}
 	for (i = 0; i < a->nr_members; i++) {
-		struct mqs_member *m = &a->members[i];
+		u64 size = (u64)bdev_nr_sectors(a->members[i].bdev) <<
+			   SECTOR_SHIFT;
 
-		m->size_sectors = bdev_nr_sectors(m->bdev);
-		if (((u64)m->size_sectors << SECTOR_SHIFT) <
-		    a->data_offset_bytes + bytes) {
+		if (size < a->data_offset_bytes + bytes) {
 			r->error_member = i;
 			r->error_code = MQSTRIPE_ERR_TOO_SMALL;
 			err = -ENOSPC;
