@@ -98,6 +98,13 @@ KNOWN = {
         "was evaluated on garbage"),
 }
 END_TRACE = re.compile(r"^---\[ end trace [0-9a-f]+ \]---")
+# the first line of another report: a known report that reaches one before
+# its end-trace line is not whole
+REPORT_START = re.compile(r"^(?:-+\[ cut here \]-+|WARNING: |BUG: |Oops: "
+                          r"|general protection fault|Kernel panic)")
+# an upper bound on one report's lines (registers, the IRQ and the task
+# stacks: the unwinder prints at most a few hundred frames)
+REPORT_LINES = 1000
 
 
 def records():
@@ -301,7 +308,10 @@ def known_reports(msgs, names):
     """The reports of the known bugs NAMES in MSGS: (name, first, last)
     with the indexes of the report's first line and of its end-trace
     line.  A report counts only when whole: its first line, the bug's
-    frame and the end-trace line within 80 lines."""
+    frame and its end-trace line, with no other report begun between
+    them.  The trace has no fixed length: a warning in an interrupt
+    prints the interrupted task's registers and whole stack too (a fio
+    in io_uring through the array into null_blk: over 100 lines)."""
     for name in names:
         if name not in KNOWN:
             raise ValueError("unknown kernel bug name %r (known: %s)"
@@ -315,10 +325,12 @@ def known_reports(msgs, names):
             if not head.search(msgs[i]):
                 continue
             framed = False
-            for j in range(i + 1, min(len(msgs), i + 80)):
+            for j in range(i + 1, min(len(msgs), i + REPORT_LINES)):
                 if END_TRACE.search(msgs[j]):
                     if framed:
                         hit = (name, i, j)
+                    break
+                if REPORT_START.search(msgs[j]):
                     break
                 framed = framed or bool(frame.search(msgs[j]))
             if hit:

@@ -160,6 +160,22 @@ rc, out = scan(BW_TRACE, [BW])
 result(rc == 0 and out == "", "null_blk bandwidth timer warning: not bad when allowed (got %r)" % out[:80])
 k = kmsg.known_reports(BW_TRACE, [BW])
 result(k == [(BW, 1, len(BW_TRACE) - 1)], "known_reports finds it whole (got %r)" % k)
+# the warning as the bench saw it under a deep task stack: the IRQ part,
+# the interrupted task's registers and its 90-odd frames (fio in io_uring
+# through mqstripe into null_blk) put the end-trace line well past 80 lines
+DEEP = (BW_TRACE[:-1] + [" <TASK>", " asm_sysvec_apic_timer_interrupt+0x1a/0x20",
+                         "RIP: 0010:null_handle_cmd+0x3c/0x240 [null_blk]",
+                         "RSP: 0018:ffffcfba80eb3a30 EFLAGS: 00000246"]
+        + [" ? frame_%d+0x10/0x20" % n for n in range(90)]
+        + [" </TASK>", BW_TRACE[-1]])
+rc, out = scan(DEEP, [BW])
+result(rc == 0 and out == "",
+       "a whole report with a %d-line trace is not bad when allowed (got %r)" % (len(DEEP), out[:80]))
+k = kmsg.known_reports(DEEP, [BW])
+result(k == [(BW, 1, len(DEEP) - 1)], "known_reports finds the long report whole (got %r)" % k)
+rc, out = scan(DEEP[:-1] + [OTHER, "---[ end trace 0000000000000000 ]---"], [BW])
+result(rc == 1 and BW_HEAD in out and OTHER in out,
+       "a long report cut by another WARNING before its end-trace line is bad")
 theirs = [m.replace("nullb_bwtimer_fn", "mqs_timer_fn").replace("[null_blk]", "[mqstripe]")
           for m in BW_TRACE]
 rc, out = scan(theirs, [BW])
