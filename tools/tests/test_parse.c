@@ -63,8 +63,16 @@ static void test_parse_size(void)
 		{ "1G", 0, 1ULL << 30 },
 		{ "1gib", 0, 1ULL << 30 },
 		{ "3G", 0, 3ULL << 30 },
+		{ "1T", 0, 1ULL << 40 },
+		{ "1t", 0, 1ULL << 40 },
+		{ "1TiB", 0, 1ULL << 40 },
+		{ "1tib", 0, 1ULL << 40 },
+		{ "12T", 0, 12ULL << 40 },
 		{ "18446744073709551615", 0, UINT64_MAX },
 		{ "17179869183G", 0, 17179869183ULL << 30 },
+		{ "16777215T", 0, 16777215ULL << 40 },
+		{ "16777216T", -ERANGE, 0 },
+		{ "99999999999T", -ERANGE, 0 },
 		{ "18446744073709551616", -ERANGE, 0 },
 		{ "99999999999999999999999", -ERANGE, 0 },
 		{ "17179869184G", -ERANGE, 0 },
@@ -84,8 +92,11 @@ static void test_parse_size(void)
 		{ "1iB", -EINVAL, 0 },
 		{ "1Ki", -EINVAL, 0 },
 		{ "1KK", -EINVAL, 0 },
-		{ "1T", -EINVAL, 0 },
-		{ "1TiB", -EINVAL, 0 },
+		{ "1P", -EINVAL, 0 },
+		{ "1PiB", -EINVAL, 0 },
+		{ "1E", -EINVAL, 0 },
+		{ "1TB", -EINVAL, 0 },
+		{ "T", -EINVAL, 0 },
 		{ "1.5M", -EINVAL, 0 },
 		{ "1,5M", -EINVAL, 0 },
 		{ "0x1000", -EINVAL, 0 },
@@ -116,6 +127,19 @@ static void test_parse_size(void)
 	mqs_parse_size("-1", &(uint64_t){ 0 }, err, sizeof(err));
 	ktap_result(strstr(err, "negative") != NULL,
 		    "size '-1' is called negative: %s", err);
+	mqs_parse_size("1P", &(uint64_t){ 0 }, err, sizeof(err));
+	ktap_result(strstr(err, "K, M, G or T suffix (KiB, MiB, GiB, TiB)") != NULL,
+		    "size '1P' names the suffixes K, M, G, T: %s", err);
+	mqs_parse_size("", &(uint64_t){ 0 }, err, sizeof(err));
+	ktap_result(strstr(err, "K, M, G or T suffix") != NULL,
+		    "an empty size names the suffixes K, M, G, T: %s", err);
+	mqs_parse_size("16777216T", &(uint64_t){ 0 }, err, sizeof(err));
+	ktap_result(strstr(err, "is too large: a size must be below 2^64 bytes (16777216T)") != NULL,
+		    "size '16777216T' says the limit: %s", err);
+	mqs_parse_size("99999999999999999999", &(uint64_t){ 0 }, err,
+		       sizeof(err));
+	ktap_result(strstr(err, "is too large: a size must be below 2^64 bytes (16777216T)") != NULL,
+		    "size '99999999999999999999' says the limit: %s", err);
 	mqs_parse_size("1.5M", &(uint64_t){ 0 }, err, sizeof(err));
 	ktap_result(strstr(err, "1536K") != NULL,
 		    "size '1.5M' suggests 1536K: %s", err);
