@@ -588,7 +588,8 @@ const char *mqs_size_exact(uint64_t v, char *buf, size_t len)
 {
 	int u;
 
-	for (u = 5; u >= 0 && v; u--) {
+	/* K to T, the units mqs_parse_size() takes: 1P is 1024T */
+	for (u = 3; u >= 0 && v; u--) {
 		uint64_t unit = 1ULL << (10 * (u + 1));
 
 		if (!(v % unit)) {

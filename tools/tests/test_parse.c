@@ -466,6 +466,8 @@ static void test_size_format(void)
 		{ 16 << 20, "16M", "16M" },
 		{ 1ULL << 30, "1G", "1G" },
 		{ 1ULL << 40, "1T", "1T" },
+		{ 1ULL << 50, "1024T", "1P" },
+		{ 3ULL << 60, "3145728T", "3E" },
 		{ 1048575, "1048575", "1M" },
 		{ 4000787030016ULL, "3907018584K", "3.6T" },
 		{ UINT64_MAX, "18446744073709551615", "16E" },
@@ -474,11 +476,18 @@ static void test_size_format(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(vec); i++) {
+		uint64_t back = 0;
+
 		mqs_size_exact(vec[i].v, a, sizeof(a));
 		mqs_size_human(vec[i].v, b, sizeof(b));
 		ktap_result(!strcmp(a, vec[i].exact) &&
 			    !strcmp(b, vec[i].human),
 			    "format %" PRIu64 ": '%s' '%s'", vec[i].v, a, b);
+		/* an exact size in a message ("use --size X") is one to give back */
+		ktap_result(!mqs_parse_size(a, &back, err, sizeof(err)) &&
+			    back == vec[i].v,
+			    "exact '%s' parses back to %" PRIu64 " (got %" PRIu64 ")",
+			    a, vec[i].v, back);
 	}
 }
 
