@@ -100,7 +100,9 @@ check "create without udev made the node 60:1" \
 
 # --- refusals by the module, named by member ---
 sc create --name db "$L3"
-check "name in use" eval "rc_is 1 && err_is \"^stripectl: --name 'db': an array with this name exists already\""
+check "name of a running array: refused, naming that array's device and link" eval "rc_is 1 && err_is \"^stripectl: --name 'db': the running array /dev/mqstripe0 \\(/dev/stripe/db\\) has this name: choose another name\""
+sc create --uuid 01234567-89ab-cdef-0123-456789abcdef "$L0"
+check "UUID of a running array: refused, naming that array's device" eval "rc_is 1 && err_is \"^stripectl: --uuid 01234567-89ab-cdef-0123-456789abcdef: the running array /dev/mqstripe1 has this UUID: give another or leave out --uuid\""
 FAKE_MQS_CREATE_FAIL=16,4,1 sc create --force "$L0" "$L1" "$L2"
 check "EBUSY/BUSY names member 1" eval "rc_is 1 && err_is '^stripectl: $L1: device is busy: it is mounted, in use or a member of another array'"
 LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$L0" >"$TMP/ex0" 2>&1
@@ -469,8 +471,8 @@ sc assemble "$L0" "$L1" "$L2"
 check "assemble by hand with the other 'db' running: starts without the name" \
 	eval "rc_is 0 && stdout_is /dev/mqstripe1 && [ \"\$(name_of $U0)\" = - ] && err_is \"^stripectl: warning: \$(nameless_re $U0 $U5)\""
 sc create --name db "$L3"
-check "create --name db with one 'db' running (the other without the name): refused as the running array's name" \
-	eval "rc_is 1 && grep -q \"^stripectl: --name 'db': an array with this name exists already\" \"\$TMP/err\""
+check "create --name db with one 'db' running (the other without the name): refused as the running array's name, naming it" \
+	eval "rc_is 1 && grep -q \"^stripectl: --name 'db': the running array /dev/mqstripe0 (/dev/stripe/db) has this name\" \"\$TMP/err\""
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 sc create --name db "$L3"
 check "... with the named one stopped: refused, saying which runs without the name and how to rename it" \
