@@ -1516,4 +1516,58 @@ grown_back() {
 cut "grow cut" small_made grown_back
 fresh
 
+# --- a device-mapper member is named by its map, /dev/mapper/NAME (its
+# sysfs dm/name), in messages and listings, also when udev names it
+# /dev/dm-N ($devnode); the Prometheus label device keeps the kernel's
+# name.  $L1 is made to look like dm-9, map crypt1, with both nodes.
+dmm=$((0x$(stat -c %t "$L1"))):$((0x$(stat -c %T "$L1")))
+mkdir -p "$R/sys/dev/block/$dmm/dm" "$R/dev/mapper"
+echo crypt1 >"$R/sys/dev/block/$dmm/dm/name"
+printf 'MAJOR=%s\nMINOR=%s\nDEVNAME=dm-9\nDEVTYPE=disk\n' "${dmm%:*}" "${dmm#*:}" >"$R/sys/dev/block/$dmm/uevent"
+mknod "$R/dev/mapper/crypt1" b "${dmm%:*}" "${dmm#*:}"
+mknod "$R/dev/dm-9" b "${dmm%:*}" "${dmm#*:}"
+quiet create --name dmx --chunk 64K "$L0" "$L1" "$L2"
+ddev=$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "dmx" { print $1 }')
+sc list
+check "list: the DEVICES column keeps the kernel's names (dm-9), for scripts" \
+	eval 'rc_is 0 && grep -qE "^$ddev +dmx .* ${L0#/dev/},dm-9,${L2#/dev/}\$" "$TMP/out"'
+sc status dmx
+check "status: a dm member as /dev/mapper/NAME" \
+	eval 'rc_is 0 && grep -qE "^ +1 +/dev/mapper/crypt1 +1G +ok " "$TMP/out"'
+if have_jq; then
+	sc list --json
+	check "list --json: a dm member's device keeps the kernel's node (/dev/dm-9, as json_version 1 has it)" \
+		eval 'rc_is 0 && jq_is "[.arrays[] | select(.name == \"dmx\") | .members[1] | .device, .major, .minor]" "[\"/dev/dm-9\",${dmm%:*},${dmm#*:}]"'
+	sc status --json dmx
+	check "status --json: a dm member's device keeps the kernel's node" \
+		eval 'rc_is 0 && jq_is ".members[1].device" "\"/dev/dm-9\""'
+fi
+sc status --prometheus dmx
+check "status --prometheus: the label device keeps the kernel's name (dm-9, as node_exporter's)" \
+	eval 'rc_is 0 && grep -q "^mqstripe_member_info{array=\"${ddev#/dev/}\",slot=\"1\",device=\"dm-9\",major_minor=\"$dmm\"} 1\$" "$TMP/out"'
+FAKE_MQS_FAULTY=1 sc record-fault dmx
+check "record-fault: a faulty dm member as /dev/mapper/NAME and major:minor" \
+	eval 'rc_is 0 && grep -q "^$ddev: slot 1 (/dev/mapper/crypt1, $dmm) is faulty: recorded" "$TMP/out"'
+FAKE_MQS_FAULTY=1 sc monitor --program /bin/true --oneshot dmx
+check "monitor: a faulty dm member as /dev/mapper/NAME" \
+	eval 'rc_is 0 && grep -q "^member_faulty $ddev (array .dmx., UUID [0-9a-f-]*): slot 1, member /dev/mapper/crypt1 ($dmm), array active\$" "$TMP/out"'
+FAKE_MQS_FAULTY=1 sc clear dmx 1
+check "clear: a dm member as /dev/mapper/NAME and major:minor" \
+	eval 'rc_is 0 && grep -q "^$ddev: slot 1 (/dev/mapper/crypt1, $dmm) was faulty, is ok now\$" "$TMP/out"'
+sc examine --scan
+check "examine --scan: a dm member as /dev/mapper/NAME" \
+	eval 'rc_is 0 && grep -qx "ARRAY uuid=[0-9a-f-]* name=dmx  # 3 of 3 members: $L0 /dev/mapper/crypt1 $L2" "$TMP/out"'
+duuid=$(ex "$L0" MQSTRIPE_ARRAY_UUID)
+quiet stop dmx
+rm -rf "${MQSTRIPE_RUN_DIR:?}/$duuid"	# as a reboot empties /run
+for d in "$L0" "$L2"; do
+	quiet assemble --incremental "$d"
+done
+FAKE_MQS_CREATE_FAIL=16,4,1 sc assemble --incremental /dev/dm-9
+check "assemble --incremental /dev/dm-9 (udev's \$devnode): the map named /dev/mapper/NAME" \
+	eval 'rc_is 1 && grep -q "^stripectl: /dev/mapper/crypt1: device is busy" "$TMP/err" && ! grep -q dm-9 "$TMP/err"'
+quiet stop dmx
+quiet zero-superblock "$L0" "$L1" "$L2"
+rm -rf "$R/sys/dev" "$R/dev/mapper" "$R/dev/dm-9" "${MQSTRIPE_RUN_DIR:?}/$duuid"
+
 finish
