@@ -323,7 +323,7 @@ int check_name_unused(struct mqs_ctl *ctl, const char *what,
 {
 	char users[2 * MQS_ERR_LEN];
 	struct name_user *u = NULL;
-	struct mqs_cand *c = NULL;
+	struct mqs_cand *c = NULL, t;
 	size_t n = 0, i, j, nr = 0;
 	int rc = MQS_EXIT_FAIL;
 
@@ -331,6 +331,13 @@ int check_name_unused(struct mqs_ctl *ctl, const char *what,
 		return MQS_EXIT_OK;
 	if (mqs_scan_devices(&c, &n))
 		return MQS_EXIT_FAIL;
+	/* each array's devices in slot order (insertion sort: stable) */
+	for (i = 1; i < n; i++) {
+		t = c[i];
+		for (j = i; j > 0 && c[j - 1].sb.slot > t.sb.slot; j--)
+			c[j] = c[j - 1];
+		c[j] = t;
+	}
 	u = calloc(n ? n : 1, sizeof(*u));
 	if (!u) {
 		mqs_error("out of memory");

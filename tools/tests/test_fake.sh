@@ -1570,4 +1570,34 @@ quiet stop dmx
 quiet zero-superblock "$L0" "$L1" "$L2"
 rm -rf "$R/sys/dev" "$R/dev/mapper" "$R/dev/dm-9" "${MQSTRIPE_RUN_DIR:?}/$duuid"
 
+# --- members in slot order whatever the device order: examine --scan,
+# list, status and their JSON (slots 0, 1, 2 on $L2, $L0, $L1)
+quiet create --name order --chunk 64K "$L2" "$L0" "$L1"
+odev=$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "order" { print $1 }')
+# slot_devs: "SLOT DEVICE ..." of the member rows of status
+slot_devs() { awk '$1 ~ /^[0-9]+$/ && $2 ~ /^\/dev\// { printf "%s %s ", $1, $2 }' "$TMP/out"; }
+sc examine --scan
+check "examine --scan: the devices found in slot order" \
+	eval 'rc_is 0 && grep -qx "ARRAY uuid=[0-9a-f-]* name=order  # 3 of 3 members: $L2 $L0 $L1" "$TMP/out"'
+sc list
+check "list: the devices in slot order" \
+	eval 'rc_is 0 && grep -qE "^$odev +order .* ${L2#/dev/},${L0#/dev/},${L1#/dev/}\$" "$TMP/out"'
+sc status order
+check "status: the members in slot order" \
+	eval 'rc_is 0 && [ "$(slot_devs)" = "0 $L2 1 $L0 2 $L1 " ]'
+if have_jq; then
+	sc list --json
+	check "list --json: the members in slot order" \
+		eval 'rc_is 0 && jq_is "[.arrays[] | select(.name == \"order\") | .members[] | [.slot, .device]]" "[[0,\"$L2\"],[1,\"$L0\"],[2,\"$L1\"]]"'
+	sc status --json order
+	check "status --json: the members in slot order" \
+		eval 'rc_is 0 && jq_is "[.members[] | [.slot, .device]]" "[[0,\"$L2\"],[1,\"$L0\"],[2,\"$L1\"]]"'
+fi
+quiet stop order
+quiet zero-superblock "$L3"
+sc create --name order "$L3"
+check "create --name of a stopped array's name: its devices named in slot order" \
+	eval 'rc_is 1 && grep -q "already the name of array [0-9a-f-]* (not running) on $L2, $L0, $L1: pick another name" "$TMP/err"'
+quiet zero-superblock "$L0" "$L1" "$L2"
+
 finish
