@@ -105,6 +105,18 @@ static void test_parse_size(void)
 		{ "--name", -EINVAL, 0 },
 		{ "12M\n", -EINVAL, 0 },
 	};
+	/* what the message of a refused size says */
+	static const struct {
+		const char *in;
+		const char *needle;
+	} says[] = {
+		{ "-1", "negative" },
+		{ "1P", "K, M, G or T suffix (KiB, MiB, GiB, TiB)" },
+		{ "", "K, M, G or T suffix" },
+		{ "16777216T", "is too large: a size must be below 2^64 bytes (16777216T)" },
+		{ "99999999999999999999", "is too large: a size must be below 2^64 bytes (16777216T)" },
+		{ "1.5M", "1536K" },
+	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(vec); i++) {
@@ -124,25 +136,12 @@ static void test_parse_size(void)
 				    "size '%s' = %" PRIu64 " (got %d, %" PRIu64 ")",
 				    vec[i].in, vec[i].out, rc, out);
 	}
-	mqs_parse_size("-1", &(uint64_t){ 0 }, err, sizeof(err));
-	ktap_result(strstr(err, "negative") != NULL,
-		    "size '-1' is called negative: %s", err);
-	mqs_parse_size("1P", &(uint64_t){ 0 }, err, sizeof(err));
-	ktap_result(strstr(err, "K, M, G or T suffix (KiB, MiB, GiB, TiB)") != NULL,
-		    "size '1P' names the suffixes K, M, G, T: %s", err);
-	mqs_parse_size("", &(uint64_t){ 0 }, err, sizeof(err));
-	ktap_result(strstr(err, "K, M, G or T suffix") != NULL,
-		    "an empty size names the suffixes K, M, G, T: %s", err);
-	mqs_parse_size("16777216T", &(uint64_t){ 0 }, err, sizeof(err));
-	ktap_result(strstr(err, "is too large: a size must be below 2^64 bytes (16777216T)") != NULL,
-		    "size '16777216T' says the limit: %s", err);
-	mqs_parse_size("99999999999999999999", &(uint64_t){ 0 }, err,
-		       sizeof(err));
-	ktap_result(strstr(err, "is too large: a size must be below 2^64 bytes (16777216T)") != NULL,
-		    "size '99999999999999999999' says the limit: %s", err);
-	mqs_parse_size("1.5M", &(uint64_t){ 0 }, err, sizeof(err));
-	ktap_result(strstr(err, "1536K") != NULL,
-		    "size '1.5M' suggests 1536K: %s", err);
+	for (i = 0; i < ARRAY_SIZE(says); i++) {
+		mqs_parse_size(says[i].in, &(uint64_t){ 0 }, err, sizeof(err));
+		ktap_result(strstr(err, says[i].needle) != NULL,
+			    "size '%s' says '%s': %s", says[i].in,
+			    says[i].needle, err);
+	}
 }
 
 static void test_parse_uint(void)
