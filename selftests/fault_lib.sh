@@ -352,7 +352,7 @@ EOF
 	if [ "${FT_CLEAR:-0}" = 1 ]; then
 		fault_off || mqs_die "fault lifted for clear"
 		check_match "stripectl clear $bad: was faulty, is ok now" \
-			"slot $bad \\([0-9]+:[0-9]+\\) was faulty, is ok now" \
+			"slot $bad \\(/dev/[^ ,]+, [0-9]+:[0-9]+\\) was faulty, is ok now" \
 			"$("$STRIPECTL" clear "$dev" "$bad" 2>&1)"
 		"$STRIPECTL" status --json "$dev" >"$J" 2>&1
 		check_eq "after clear: member $bad ok, the array active" "ok active" \

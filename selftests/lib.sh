@@ -520,8 +520,12 @@ check_stop() {
 	fi
 }
 
-# mqs_dm_create NAME TABLE: sets DM_DEV to /dev/dm-N (works without udev).
+# mqs_dm_create NAME TABLE: sets DM_DEV to /dev/dm-N (works without udev)
+# and DM_MAP to /dev/mapper/mqst-NAME, the path stripectl's messages and
+# status name the map by (DM_DEV when that node is missing: libdevmapper
+# makes it without udev, udev's rules with it).
 DM_DEV=
+DM_MAP=
 mqs_dm_create() {
 	local name="mqst-$1" table=$2 kname
 	dmsetup create "$name" --noudevsync --table "$table" || return 1
@@ -530,10 +534,14 @@ mqs_dm_create() {
 	DM_DEV=/dev/$kname
 	local i
 	for ((i = 0; i < 50; i++)); do
-		[ -b "$DM_DEV" ] && return 0
+		[ -b "$DM_DEV" ] && break
 		sleep 0.1
 	done
-	return 1
+	[ -b "$DM_DEV" ] || return 1
+	DM_MAP=/dev/mapper/$name
+	[ -b "$DM_MAP" ] || mqs_settle
+	[ -b "$DM_MAP" ] || DM_MAP=$DM_DEV
+	return 0
 }
 
 # dm_kname NAME: the kernel name (dm-N) of the dm device NAME, from sysfs

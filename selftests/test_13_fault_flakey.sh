@@ -72,7 +72,7 @@ mon_count() { grep -cE -- "$1" "$MON/events"; }
 
 ft_hook() {
 	local dev=$2 mdev mm rc
-	mdev=/dev/$(basename "$(readlink -f "$DM_DEV")")
+	mdev=$DM_MAP	# the map by its /dev/mapper name
 	mm=$(stat -L -c '%t %T' "$DM_DEV" | { read -r a b; echo "$((16#$a)):$((16#$b))"; })
 	case $1 in
 	created)

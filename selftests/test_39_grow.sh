@@ -55,12 +55,12 @@ check_eq "status: each member's size now (64M, 32M, 32M), not at create" \
 	"$((64 << 20)) $((32 << 20)) $((32 << 20))" \
 	"$(jget "$MQS_TMP/status.json" members.0.size_bytes members.1.size_bytes members.2.size_bytes)"
 check_fails "grow --size while two members have no room: refused, naming one, no smaller size offered" 1 \
-	"needs 63M of data on every member; /dev/[a-z0-9-]+ \(slot [12]\) holds 31M after its data offset: grow that member first$" \
+	"needs 63M of data on every member; /dev/[a-z0-9/-]+ \(slot [12]\) holds 31M after its data offset: grow that member first$" \
 	"$STRIPECTL" grow --size 189M "$ARR"
 check_eq "... the capacity unchanged" "$cap0" "$(blk_bytes "$ARR")"
 out=$("$STRIPECTL" grow "$ARR" 2>&1)
 check_match "grow without --size while two members have no room: nothing to grow, naming one" \
-	"already uses its members' room \(31M of data on each; /dev/[a-z0-9-]+ \(slot [12]\) has no more\): nothing to grow" "$out"
+	"already uses its members' room \(31M of data on each; /dev/[a-z0-9/-]+ \(slot [12]\) has no more\): nothing to grow" "$out"
 
 grow_member 1 64 && grow_member 2 64 || mqs_die "reload members 1 and 2"
 out=$("$STRIPECTL" grow "$ARR" 2>&1)

@@ -1430,13 +1430,15 @@ out:
 	return rc;
 }
 
-static int assemble_incremental(struct asm_ctx *ctx, const char *path)
+static int assemble_incremental(struct asm_ctx *ctx, const char *given)
 {
+	char dir[PATH_MAX], label[MQS_ERR_LEN], node[64], holder[PATH_MAX];
+	char what[3 * MQS_ERR_LEN], pbuf[PATH_MAX];
+	/* udev's $devnode of a map is /dev/dm-N: named by its map */
+	const char *path = mqs_people_path(given, pbuf, sizeof(pbuf));
 	struct mqs_member_dev member = { .path = path };
 	struct mqstripe_info info;
 	struct mqs_cand me, *cands = NULL, **c = NULL;
-	char dir[PATH_MAX], label[MQS_ERR_LEN], node[64], holder[PATH_MAX];
-	char what[3 * MQS_ERR_LEN];
 	uint32_t s, nr = 0, index, have = 0;
 	int rc = MQS_EXIT_FAIL, r, running;
 

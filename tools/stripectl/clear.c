@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ int cmd_clear(const struct cmd *cmd, int argc, char **argv)
 	struct mqstripe_member_info *members = NULL;
 	struct mqstripe_info info;
 	struct mqs_ctl ctl;
-	char err[MQS_ERR_LEN], node[64], dev[24];
+	char err[MQS_ERR_LEN], node[64], dev[PATH_MAX + 32];
 	uint32_t index, nr, before;
 	uint64_t slot;
 	int first, rc, lock;
@@ -57,8 +58,7 @@ int cmd_clear(const struct cmd *cmd, int argc, char **argv)
 			  node, slot, info.nr_members - 1, node);
 		goto out;
 	}
-	snprintf(dev, sizeof(dev), "%u:%u", members[slot].major,
-		 members[slot].minor);
+	member_label(&members[slot], dev, sizeof(dev));
 	rc = mqs_clear(&ctl, index, (uint32_t)slot, &before);
 	switch (-rc) {
 	case 0:

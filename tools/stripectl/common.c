@@ -13,10 +13,12 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "devio.h"
 #include "errmsg.h"
 #include "parse.h"
 #include "stripectl.h"
@@ -261,6 +263,28 @@ const char *member_state_name(uint32_t state)
 		return "gone";
 	}
 	return "unknown";
+}
+
+/**
+ * member_label() - how messages name a running member: "PATH, MAJ:MIN"
+ * @m: the member, as INFO reports it.
+ * @buf: PATH is its node (mqs_find_node(): a dm map by its /dev/mapper
+ *	name); "MAJ:MIN" alone when no node reaches it (a gone member's node
+ *	goes with its disk).
+ * @len: room at @buf.
+ *
+ * Return: @buf.
+ */
+const char *member_label(const struct mqstripe_member_info *m, char *buf,
+			 size_t len)
+{
+	char path[PATH_MAX];
+
+	if (!mqs_find_node(makedev(m->major, m->minor), path, sizeof(path)))
+		snprintf(buf, len, "%s, %u:%u", path, m->major, m->minor);
+	else
+		snprintf(buf, len, "%u:%u", m->major, m->minor);
+	return buf;
 }
 
 /*

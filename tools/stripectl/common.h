@@ -29,5 +29,7 @@ void mqs_meta_unlock(int fd);
 const char *array_state_name(uint32_t state);
 const char *member_state_name(uint32_t state);
 bool member_failed(const struct mqstripe_member_info *m);
+const char *member_label(const struct mqstripe_member_info *m, char *buf,
+			 size_t len);
 
 #endif /* STRIPECTL_COMMON_H */

@@ -207,26 +207,38 @@ static int check_members(struct mqs_member_dev *members, size_t nr,
 	return MQS_EXIT_OK;
 }
 
-/* The array's name or UUID is taken already: the module's own message. */
+/*
+ * The array's name or UUID is taken already by a running array: refused,
+ * naming that array by its node and, when it has a name, its link.
+ */
 static int check_not_running(struct mqs_ctl *ctl,
 			     const struct mqs_create_req *req,
 			     const uint8_t uuid[16])
 {
 	struct mqstripe_info info;
+	char node[64], u[37];
 	uint32_t index;
-	char msg[MQS_ERR_LEN];
-	int code = MQSTRIPE_ERR_NONE;
 
-	if (req->name && !mqs_find_name(ctl, req->name, &index, &info))
-		code = MQSTRIPE_ERR_NAME_EXISTS;
-	else if (!mqs_find_uuid(ctl, uuid, &index, &info))
-		code = MQSTRIPE_ERR_UUID_EXISTS;
-	if (code == MQSTRIPE_ERR_NONE)
-		return MQS_EXIT_OK;
-	mqs_create_error(EEXIST, code, MQSTRIPE_NO_MEMBER, ctl->kernel_abi,
-			 req, msg, sizeof(msg));
-	mqs_error("%s", msg);
-	return MQS_EXIT_FAIL;
+	if (req->name && !mqs_find_name(ctl, req->name, &index, &info)) {
+		mqs_array_node(index, node, sizeof(node));
+		/* a name create takes passed mqs_check_new_name(): printable */
+		mqs_error("--name '%s': the running array %s (/dev/stripe/%s) has this name: choose another name (see 'stripectl list')",
+			  req->name, node, req->name);
+		return MQS_EXIT_FAIL;
+	}
+	if (!mqs_find_uuid(ctl, uuid, &index, &info)) {
+		mqs_array_node(index, node, sizeof(node));
+		mqs_format_uuid(uuid, u);
+		info.name[sizeof(info.name) - 1] = '\0';
+		if (info.name[0] && !mqs_check_name(info.name, NULL, 0))
+			mqs_error("--uuid %s: the running array %s (/dev/stripe/%s) has this UUID: give another or leave out --uuid (see 'stripectl list')",
+				  u, node, info.name);
+		else
+			mqs_error("--uuid %s: the running array %s has this UUID: give another or leave out --uuid (see 'stripectl list')",
+				  u, node);
+		return MQS_EXIT_FAIL;
+	}
+	return MQS_EXIT_OK;
 }
 
 /* The arrays check_name_unused() found carrying a name. */
@@ -311,7 +323,7 @@ int check_name_unused(struct mqs_ctl *ctl, const char *what,
 {
 	char users[2 * MQS_ERR_LEN];
 	struct name_user *u = NULL;
-	struct mqs_cand *c = NULL;
+	struct mqs_cand *c = NULL, t;
 	size_t n = 0, i, j, nr = 0;
 	int rc = MQS_EXIT_FAIL;
 
@@ -319,6 +331,13 @@ int check_name_unused(struct mqs_ctl *ctl, const char *what,
 		return MQS_EXIT_OK;
 	if (mqs_scan_devices(&c, &n))
 		return MQS_EXIT_FAIL;
+	/* each array's devices in slot order (insertion sort: stable) */
+	for (i = 1; i < n; i++) {
+		t = c[i];
+		for (j = i; j > 0 && c[j - 1].sb.slot > t.sb.slot; j--)
+			c[j] = c[j - 1];
+		c[j] = t;
+	}
 	u = calloc(n ? n : 1, sizeof(*u));
 	if (!u) {
 		mqs_error("out of memory");

@@ -881,7 +881,7 @@ int mqs_find_node(uint64_t devno, char *buf, size_t len)
 	struct stat st;
 	int rc;
 
-	rc = mqs_devname(major(devno), minor(devno), buf, len);
+	rc = mqs_devpath(major(devno), minor(devno), buf, len);
 	if (rc)
 		return rc;
 	if (stat(buf, &st))

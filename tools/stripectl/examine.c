@@ -289,13 +289,39 @@ static int examine_udev(const char *path)
  * examine --scan: one "ARRAY uuid=... name=..." line (mqstripe.conf(5))
  * per array with a valid superblock on a device of /proc/partitions, in
  * the order of its first device; without --brief each line ends with a
- * comment naming the devices found.
+ * comment naming the devices found, in slot order.
  */
 static bool same_valid_array(const struct mqs_cand *a,
 			     const struct mqs_cand *b)
 {
 	return b->status == MQS_SB_OK &&
 	       !memcmp(a->sb.array_uuid, b->sb.array_uuid, MQSTRIPE_UUID_LEN);
+}
+
+/*
+ * The devices of @c[first]'s array, from @c[first] on, in slot order (two
+ * copies of a slot in the order found).
+ */
+static void print_by_slot(const struct mqs_cand *c, size_t n, size_t first)
+{
+	uint32_t slot, next = 0;
+	bool more = true;
+	size_t j;
+
+	for (slot = 0; more; slot = next) {
+		more = false;
+		for (j = first; j < n; j++) {
+			if (!same_valid_array(&c[first], &c[j]))
+				continue;
+			if (c[j].sb.slot == slot) {
+				printf(" %s", c[j].path);
+			} else if (c[j].sb.slot > slot &&
+				   (!more || c[j].sb.slot < next)) {
+				next = c[j].sb.slot;
+				more = true;
+			}
+		}
+	}
 }
 
 static int examine_scan(bool brief)
@@ -330,9 +356,7 @@ static int examine_scan(bool brief)
 		if (!brief) {
 			printf("  # %zu of %" PRIu32 " members:", found,
 			       c[i].sb.nr_members);
-			for (j = i; j < n; j++)
-				if (same_valid_array(&c[i], &c[j]))
-					printf(" %s", c[j].path);
+			print_by_slot(c, n, i);
 		}
 		printf("\n");
 	}
@@ -353,7 +377,7 @@ int cmd_examine(const struct cmd *cmd, int argc, char **argv)
 		{ "export", 'e', OPT_FLAG, &export, NULL, NULL,
 		  "print MQSTRIPE_*=value lines for udev's IMPORT{program}; prints nothing and exits 1 when MEMBER has no valid superblock" },
 		{ "scan", 's', OPT_FLAG, &scan, NULL, NULL,
-		  "examine every block device (/proc/partitions) instead of MEMBER and print one ARRAY line per array found, as /etc/mqstripe.conf takes it, with the devices found as a comment" },
+		  "examine every block device (/proc/partitions) instead of MEMBER and print one ARRAY line per array found, as /etc/mqstripe.conf takes it, with the devices found, in slot order, as a comment" },
 		{ "brief", 'b', OPT_FLAG, &brief, NULL, NULL,
 		  "with --scan: the ARRAY lines alone" },
 		{ 0 }

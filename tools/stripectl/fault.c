@@ -148,14 +148,10 @@ static void report_recorded(const char *node,
 			    const struct mqstripe_member_info *m,
 			    uint32_t written)
 {
-	char path[PATH_MAX], dev[PATH_MAX + 32], what[PATH_MAX + 512];
+	char dev[PATH_MAX + 32], what[PATH_MAX + 512];
 	bool gone = m->state == MQSTRIPE_MEMBER_GONE;
 
-	if (mqs_find_node(makedev(m->major, m->minor), path, sizeof(path)))
-		snprintf(dev, sizeof(dev), "%u:%u", m->major, m->minor);
-	else
-		snprintf(dev, sizeof(dev), "%s, %u:%u", path, m->major,
-			 m->minor);
+	member_label(m, dev, sizeof(dev));
 	snprintf(what, sizeof(what),
 		 "%.63s: slot %u (%s) is %s: recorded in the superblocks of the %u other members, now two events ahead of it; the next 'stripectl assemble' refuses it as a stale member (start the array with it anyway with 'stripectl assemble --force')%s",
 		 node, m->slot, dev, gone ? "gone" : "faulty", written,

@@ -143,6 +143,7 @@ static int check_growable(uint32_t index, const char *node,
 			  const struct mqstripe_member_info *members,
 			  uint32_t nr)
 {
+	char dev[PATH_MAX + 32];
 	uint32_t i;
 
 	if (mqs_array_readonly(index)) {
@@ -153,9 +154,9 @@ static int check_growable(uint32_t index, const char *node,
 	for (i = 0; i < nr; i++) {
 		if (members[i].state == MQSTRIPE_MEMBER_OK)
 			continue;
-		grow_note(LOG_ERR, "%s: slot %u (%u:%u) is %s: a failed array does not grow (every member's superblock records the size); see 'stripectl status %s', and grow it once every member is ok",
-			  node, members[i].slot, members[i].major,
-			  members[i].minor,
+		grow_note(LOG_ERR, "%s: slot %u (%s) is %s: a failed array does not grow (every member's superblock records the size); see 'stripectl status %s', and grow it once every member is ok",
+			  node, members[i].slot,
+			  member_label(&members[i], dev, sizeof(dev)),
 			  member_state_name(members[i].state), node);
 		return MQS_EXIT_FAIL;
 	}

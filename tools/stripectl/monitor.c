@@ -210,6 +210,9 @@ static void member_node(struct udev *udev, const char *majmin, char *buf,
 	snprintf(buf, len, "%s", majmin);
 	if (sscanf(majmin, "%u:%u", &ma, &mi) != 2)
 		return;
+	if (!mqs_devpath(ma, mi, buf, len))
+		return;		/* a dm map by its /dev/mapper name */
+	snprintf(buf, len, "%s", majmin);
 	d = udev_device_new_from_devnum(udev, 'b', makedev(ma, mi));
 	if (!d)
 		return;

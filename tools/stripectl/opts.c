@@ -222,6 +222,7 @@ static void print_wrapped(const char *text, int col)
 void print_cmd_help(const struct cmd *cmd, const struct opt *opts)
 {
 	char left[64];
+	bool sizes = false;
 	size_t i;
 
 	printf("Usage: stripectl %s %s\n\n%s\n\nOptions:\n", cmd->name,
@@ -247,6 +248,11 @@ void print_cmd_help(const struct cmd *cmd, const struct opt *opts)
 			n = HELP_COL;
 		}
 		print_wrapped(o->help, n);
+		sizes |= o->type == OPT_SIZE;
 	}
 	printf("%-*s%s\n", HELP_COL, "  -h, --help", "show this help");
+	/* what mqs_parse_size() takes; stripectl(8), ARGUMENTS, says the same */
+	if (sizes)
+		printf("\nSIZE is a number of bytes, or a number with a K, M, G or T suffix (also\n"
+		       "KiB, MiB, GiB, TiB; powers of 1024, any case).\n");
 }

@@ -64,6 +64,7 @@ static int suffix_shift(const char *s)
 		{ "k", 10 }, { "kib", 10 },
 		{ "m", 20 }, { "mib", 20 },
 		{ "g", 30 }, { "gib", 30 },
+		{ "t", 40 }, { "tib", 40 },
 	};
 	size_t i;
 
@@ -73,10 +74,14 @@ static int suffix_shift(const char *s)
 	return -1;
 }
 
+/* the largest size is 2^64 - 1 bytes; in whole T, 16777215T */
+#define SIZE_TOO_LARGE \
+	"'%s' is too large: a size must be below 2^64 bytes (16777216T)"
+
 /**
- * mqs_parse_size() - parse "4096", "512K", "1MiB", "2g"
- * @s: the text; plain bytes or a K, M, G, KiB, MiB, GiB suffix (powers of
- *	1024, any case).
+ * mqs_parse_size() - parse "4096", "512K", "1MiB", "2g", "1T"
+ * @s: the text; plain bytes or a K, M, G, T, KiB, MiB, GiB, TiB suffix
+ *	(powers of 1024, any case).
  * @out: the size in bytes.
  * @err: the reason on failure.
  * @len: room at @err.
@@ -89,7 +94,7 @@ int mqs_parse_size(const char *s, uint64_t *out, char *err, size_t len)
 	int n, shift;
 
 	if (!*s) {
-		mqs_set_err(err, len, "empty size: give bytes or a K, M or G suffix, e.g. 512K");
+		mqs_set_err(err, len, "empty size: give bytes or a K, M, G or T suffix, e.g. 512K");
 		return -EINVAL;
 	}
 	if (s[0] == '-' && is_digit(s[1])) {
@@ -99,7 +104,7 @@ int mqs_parse_size(const char *s, uint64_t *out, char *err, size_t len)
 	}
 	n = read_decimal(s, &v);
 	if (n == -ERANGE) {
-		mqs_set_err(err, len, "'%s' is too large", s);
+		mqs_set_err(err, len, SIZE_TOO_LARGE, s);
 		return -ERANGE;
 	}
 	if (n > 0 && (s[n] == '.' || s[n] == ',') && is_digit(s[n + 1])) {
@@ -111,12 +116,12 @@ int mqs_parse_size(const char *s, uint64_t *out, char *err, size_t len)
 	shift = n > 0 ? suffix_shift(s + n) : -1;
 	if (shift < 0) {
 		mqs_set_err(err, len,
-			"'%s' is not a size: give bytes or a K, M or G suffix (KiB, MiB, GiB), e.g. 512K",
+			"'%s' is not a size: give bytes or a K, M, G or T suffix (KiB, MiB, GiB, TiB), e.g. 512K",
 			s);
 		return -EINVAL;
 	}
 	if (v > (UINT64_MAX >> shift)) {
-		mqs_set_err(err, len, "'%s' is too large", s);
+		mqs_set_err(err, len, SIZE_TOO_LARGE, s);
 		return -ERANGE;
 	}
 	*out = v << shift;
@@ -583,7 +588,8 @@ const char *mqs_size_exact(uint64_t v, char *buf, size_t len)
 {
 	int u;
 
-	for (u = 5; u >= 0 && v; u--) {
+	/* K to T, the units mqs_parse_size() takes: 1P is 1024T */
+	for (u = 3; u >= 0 && v; u--) {
 		uint64_t unit = 1ULL << (10 * (u + 1));
 
 		if (!(v % unit)) {

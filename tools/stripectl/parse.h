@@ -70,7 +70,10 @@ bool mqs_find_duplicate(const uint64_t *ids, size_t n, size_t *first,
 bool mqs_find_overlap(const uint64_t *devs, const uint64_t *disks, size_t n,
 		      size_t *first, size_t *second);
 
-/* "512K", "1M", "3000": exact, the largest unit that divides @v. */
+/*
+ * "512K", "1M", "3000", "1024T": exact, the largest unit up to T that
+ * divides @v, so that mqs_parse_size() takes it back.
+ */
 const char *mqs_size_exact(uint64_t v, char *buf, size_t len);
 /* "3.6T", "512K", "100B": rounded to one decimal, lsblk style. */
 const char *mqs_size_human(uint64_t v, char *buf, size_t len);

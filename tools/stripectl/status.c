@@ -89,10 +89,14 @@ static bool member_sb(const struct mqstripe_member_info *m,
 	return ok;
 }
 
-static void member_name(const struct mqstripe_member_info *m, char *buf,
-			size_t len)
+/*
+ * The member's path: for people (the text) a dm map's /dev/mapper/NAME;
+ * for the JSON the kernel's node (/dev/dm-3), as json_version 1 has it.
+ */
+static void member_name(const struct mqstripe_member_info *m, bool people,
+			char *buf, size_t len)
 {
-	if (mqs_devname(m->major, m->minor, buf, len))
+	if ((people ? mqs_devpath : mqs_devname)(m->major, m->minor, buf, len))
 		buf[0] = '\0';
 }
 
@@ -190,7 +194,7 @@ static int status_json(const struct status_view *v)
 		const struct mqstripe_member_info *m = &v->members[i];
 		struct json_object *mo = json_object_new_object();
 
-		member_name(m, name, sizeof(name));
+		member_name(m, false, name, sizeof(name));
 		json_add(mo, "slot", json_u64(m->slot));
 		json_add(mo, "device",
 			 name[0] ? json_object_new_string(name) : NULL);
@@ -353,7 +357,7 @@ static int status_text(const struct status_view *v)
 		const struct mqstripe_member_info *m = &v->members[i];
 		int row = (int)i + 1;
 
-		member_name(m, path, sizeof(path));
+		member_name(m, true, path, sizeof(path));
 		table_set(&t, row, 0, "%u", m->slot);
 		if (path[0])
 			table_set(&t, row, 1, "%s", path);

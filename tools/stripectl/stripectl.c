@@ -53,10 +53,7 @@ static const struct cmd commands[] = {
 "the array again from them, in slot order whatever the device names.\n"
 "Members that carry a filesystem, a partition table, an md or LVM\n"
 "signature or an mqstripe superblock are refused, naming what was found,\n"
-"unless --force wipes it.  A member in use is refused even with --force.\n"
-"\n"
-"SIZE is a number of bytes, or a number with a K, M or G suffix (also KiB,\n"
-"MiB, GiB; powers of 1024, any case).",
+"unless --force wipes it.  A member in use is refused even with --force.",
 		.min_args = 1,
 		.max_args = -1,
 		.missing = "no members given",

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "mqstripe.h"
@@ -89,7 +91,8 @@ int mqs_sysfs_devt(const char *path, uint32_t *major, uint32_t *minor)
  * mqs_devname() - "/dev/NAME" of a block device, from its uevent DEVNAME
  * @major: device number.
  * @minor: device number.
- * @buf: the path.
+ * @buf: the path, with the kernel's name (/dev/dm-3 for a map: messages
+ *	name a device by mqs_devpath()).
  * @len: room at @buf.
  *
  * Return: 0 or a negative errno (-ENOENT: the device is gone).
@@ -115,6 +118,71 @@ int mqs_devname(uint32_t major, uint32_t minor, char *buf, size_t len)
 	}
 	fclose(f);
 	return rc;
+}
+
+/**
+ * mqs_devpath() - the path that names a block device to people
+ * @major: device number.
+ * @minor: device number.
+ * @buf: /dev/mapper/NAME for a device-mapper map (NAME from its sysfs
+ *	dm/name) when that node is this device; else /dev/KNAME, as
+ *	mqs_devname() (also for a map whose /dev/mapper node is missing).
+ * @len: room at @buf.
+ *
+ * What messages and the text of status name a device by: /dev/dm-N says
+ * nothing of the map and changes at every activation.  Fields scripts read
+ * keep the kernel's name, mqs_devname(): list's DEVICES column (joined
+ * with /sys/class/block), the JSON "device" (json_version 1) and the
+ * Prometheus label "device" (as node_exporter names disks).
+ *
+ * Return: 0 or a negative errno (-ENOENT: the device is gone).
+ */
+int mqs_devpath(uint32_t major, uint32_t minor, char *buf, size_t len)
+{
+	char path[PATH_MAX], name[NAME_MAX + 1];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/dm/name", major,
+		 minor);
+	if (!mqs_sysfs_read(path, name, sizeof(name)) && name[0] &&
+	    !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..")) {
+		snprintf(path, sizeof(path), "/dev/mapper/%s", name);
+		if (!stat(path, &st) && S_ISBLK(st.st_mode) &&
+		    st.st_rdev == makedev(major, minor)) {
+			snprintf(buf, len, "%s", path);
+			return 0;
+		}
+	}
+	return mqs_devname(major, minor, buf, len);
+}
+
+/**
+ * mqs_people_path() - @given, or the path that names its device to people
+ *	when @given is the kernel's node of a device-mapper map
+ * @given: a device path, as udev's $devnode ("/dev/dm-3") or an admin gave
+ *	it.
+ * @buf: /dev/mapper/NAME for "/dev/dm-N" (mqs_devpath()), else @given.
+ * @len: room at @buf.
+ *
+ * Return: @buf.
+ */
+const char *mqs_people_path(const char *given, char *buf, size_t len)
+{
+	char kname[PATH_MAX];
+	struct stat st;
+
+	snprintf(buf, len, "%s", given);
+	if (strncmp(given, "/dev/dm-", 8) || stat(given, &st) ||
+	    !S_ISBLK(st.st_mode))
+		return buf;
+	if (mqs_devname(major(st.st_rdev), minor(st.st_rdev), kname,
+			sizeof(kname)) || strcmp(kname, given))
+		return buf;
+	if (mqs_devpath(major(st.st_rdev), minor(st.st_rdev), kname,
+			sizeof(kname)))
+		return buf;
+	snprintf(buf, len, "%s", kname);
+	return buf;
 }
 
 /**

@@ -7,8 +7,10 @@
  * in a file so that create, list, status and stop see the same state.
  *
  * Paths under /dev/mqstripe*, /sys/block/mqstripe* and /sys/module/mqstripe
- * are moved below $FAKE_MQS_ROOT, and /sys/dev/block/M:m/wwid when the test
- * made one there; everything else is the real system.
+ * are moved below $FAKE_MQS_ROOT, and a file under /sys/dev/block/ (a
+ * device's wwid, its uevent, dm/name) or a node under /dev/mapper/ or
+ * /dev/dm-* when the test made one there (a loop device made to look like
+ * a device-mapper map); everything else is the real system.
  *
  * Knobs (environment):
  *   FAKE_MQS_ROOT          directory for the fake /dev and /sys (required)
@@ -109,6 +111,8 @@ static int ctl_fd = -1;
 
 REAL(int, open, const char *, int, ...)
 REAL(int, open64, const char *, int, ...)
+REAL(FILE *, fopen, const char *, const char *)
+REAL(FILE *, fopen64, const char *, const char *)
 REAL(int, stat, const char *, struct stat *)
 REAL(int, lstat, const char *, struct stat *)
 REAL(int, mknod, const char *, mode_t, dev_t)
@@ -150,11 +154,21 @@ static const char *moved(const char *path, char *buf, size_t len)
 			return buf;
 		}
 	}
-	/* a device identity the test made: $FAKE_MQS_ROOT/sys/dev/block/M:m/wwid */
-	if (!strncmp(path, "/sys/dev/block/", 15) && strstr(path, "/wwid")) {
+	/*
+	 * a file of a device the test made, $FAKE_MQS_ROOT/sys/dev/block/M:m/wwid
+	 * (an identity), .../uevent, .../dm/name; a node it made,
+	 * $FAKE_MQS_ROOT/dev/mapper/NAME or $FAKE_MQS_ROOT/dev/dm-N
+	 */
+	if (!strncmp(path, "/sys/dev/block/", 15)) {
 		snprintf(buf, len, "%s%s", root(), path);
 		init_stat();
-		if (!real_stat(buf, &st))
+		if (!real_stat(buf, &st) && S_ISREG(st.st_mode))
+			return buf;
+	}
+	if (!strncmp(path, "/dev/mapper/", 12) || !strncmp(path, "/dev/dm-", 8)) {
+		snprintf(buf, len, "%s%s", root(), path);
+		init_stat();
+		if (!real_stat(buf, &st) && S_ISBLK(st.st_mode))
 			return buf;
 	}
 	return path;
@@ -799,6 +813,23 @@ int open64(const char *path, int flags, ...)
 	va_end(ap);
 	init_open64();
 	return do_open(real_open64, path, flags, mode);
+}
+
+/* glibc's fopen() opens without open(): moved here too (uevent files) */
+FILE *fopen(const char *path, const char *mode)
+{
+	char buf[4096];
+
+	init_fopen();
+	return real_fopen(moved(path, buf, sizeof(buf)), mode);
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	char buf[4096];
+
+	init_fopen64();
+	return real_fopen64(moved(path, buf, sizeof(buf)), mode);
 }
 
 /* a closed control fd number is soon a member's: forget it */

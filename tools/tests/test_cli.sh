@@ -82,6 +82,12 @@ expect 2 "--chunk: '-1' is negative" create --chunk -1 /dev/x
 expect 2 "--chunk: '99999999999999999999' is too large" create --chunk 99999999999999999999 /dev/x
 expect 2 "--chunk: '17179869184G' is too large" create --chunk 17179869184G /dev/x
 expect 2 "--chunk: '1.5M' is not a whole number" create --chunk 1.5M /dev/x
+expect 2 "--chunk: chunk 1T is larger than 16M \(the largest\)" create --chunk 1T /dev/x
+expect 2 "--chunk: chunk 1T is larger than 16M \(the largest\)" create --chunk 1TiB /dev/x
+expect 2 "--chunk: '1P' is not a size: give bytes or a K, M, G or T suffix \(KiB, MiB, GiB, TiB\)" create --chunk 1P /dev/x
+expect 2 "--data-offset: '16777216T' is too large: a size must be below 2\^64 bytes \(16777216T\)" create --data-offset 16777216T /dev/x
+expect 2 "--size: '16777216T' is too large: a size must be below 2\^64 bytes \(16777216T\)" grow --size 16777216T db
+expect 2 "--size: '99999999999999999999' is too large: a size must be below 2\^64 bytes" grow --size 99999999999999999999 db
 expect 2 "--chunk: '4KB' is not a size" create --chunk 4KB /dev/x
 expect 2 "--chunk: chunk 3K is not a power of two" create --chunk 3K /dev/x
 expect 2 "--chunk: chunk 2K is smaller than 4K \(the smallest\): use e.g. 64K or 512K" create --chunk 2K /dev/x
@@ -312,6 +318,20 @@ for c in create stop rename list status monitor help; do
 	expect 0 "" help "$c"
 done
 expect 0 "" create --chunk 64K --help
+expect 0 "" create --data-offset 1T --help
+# every command with a SIZE option says what SIZE is, with the suffixes
+# the parser takes (K, M, G, T)
+for c in $("$STRIPECTL" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
+	"$STRIPECTL" "$c" --help >"$TMP/help" 2>&1
+	grep -qE '^ +(-[a-z], )?--[a-z-]+ SIZE ' "$TMP/help" || continue
+	if tr '\n' ' ' <"$TMP/help" | tr -s ' ' |
+	   grep -qF 'SIZE is a number of bytes, or a number with a K, M, G or T suffix (also KiB, MiB, GiB, TiB; powers of 1024, any case)'; then
+		ok "$c --help says what SIZE is: K, M, G or T"
+	else
+		not_ok "$c --help says what SIZE is: K, M, G or T"
+		grep -i 'suffix' "$TMP/help" | sed 's/^/# /'
+	fi
+done
 
 expect 0 "" --version
 version=$(sed -n 's/^PACKAGE_VERSION="*\([^"]*\)"*$/\1/p' "$TOP/dkms.conf")

@@ -100,7 +100,9 @@ check "create without udev made the node 60:1" \
 
 # --- refusals by the module, named by member ---
 sc create --name db "$L3"
-check "name in use" eval "rc_is 1 && err_is \"^stripectl: --name 'db': an array with this name exists already\""
+check "name of a running array: refused, naming that array's device and link" eval "rc_is 1 && err_is \"^stripectl: --name 'db': the running array /dev/mqstripe0 \\(/dev/stripe/db\\) has this name: choose another name\""
+sc create --uuid 01234567-89ab-cdef-0123-456789abcdef "$L0"
+check "UUID of a running array: refused, naming that array's device" eval "rc_is 1 && err_is \"^stripectl: --uuid 01234567-89ab-cdef-0123-456789abcdef: the running array /dev/mqstripe1 has this UUID: give another or leave out --uuid\""
 FAKE_MQS_CREATE_FAIL=16,4,1 sc create --force "$L0" "$L1" "$L2"
 check "EBUSY/BUSY names member 1" eval "rc_is 1 && err_is '^stripectl: $L1: device is busy: it is mounted, in use or a member of another array'"
 LD_PRELOAD=$FAKE "$STRIPECTL" examine --export "$L0" >"$TMP/ex0" 2>&1
@@ -469,8 +471,8 @@ sc assemble "$L0" "$L1" "$L2"
 check "assemble by hand with the other 'db' running: starts without the name" \
 	eval "rc_is 0 && stdout_is /dev/mqstripe1 && [ \"\$(name_of $U0)\" = - ] && err_is \"^stripectl: warning: \$(nameless_re $U0 $U5)\""
 sc create --name db "$L3"
-check "create --name db with one 'db' running (the other without the name): refused as the running array's name" \
-	eval "rc_is 1 && grep -q \"^stripectl: --name 'db': an array with this name exists already\" \"\$TMP/err\""
+check "create --name db with one 'db' running (the other without the name): refused as the running array's name, naming it" \
+	eval "rc_is 1 && grep -q \"^stripectl: --name 'db': the running array /dev/mqstripe0 (/dev/stripe/db) has this name\" \"\$TMP/err\""
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 sc create --name db "$L3"
 check "... with the named one stopped: refused, saying which runs without the name and how to rename it" \
@@ -611,7 +613,7 @@ check "record-fault with slot 2 gone: names it, no clear advice" \
 	eval 'rc_is 0 && no_err && stdout_is "/dev/mqstripe0: slot 2 ($L2, $m2) is gone: recorded in the superblocks of the 2 other members, now two events ahead of it; the next '"'"'stripectl assemble'"'"' refuses it as a stale member (start the array with it anyway with '"'"'stripectl assemble --force'"'"')" && [ "$(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L0" MQSTRIPE_EVENTS)" = "$ev $((ev + 2))" ]'
 FAKE_MQS_GONE=2 sc clear db 2
 check "clear of a gone member: refused, nothing written" \
-	eval 'rc_is 1 && err_is "slot 2 .* is gone" && [ "$(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L0" MQSTRIPE_EVENTS)" = "$ev $((ev + 2))" ]'
+	eval 'rc_is 1 && err_is "slot 2 \($L2, $m2\) is gone: its disk went away" && [ "$(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L0" MQSTRIPE_EVENTS)" = "$ev $((ev + 2))" ]'
 # slot 2 back (a stop and assemble --force), slot 1 faulty, recorded,
 # then cleared
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
@@ -620,11 +622,11 @@ ev=$(ex "$L1" MQSTRIPE_EVENTS)
 FAKE_MQS_FAULTY=1 LD_PRELOAD=$FAKE "$STRIPECTL" record-fault db >/dev/null
 FAKE_MQS_FAULTY=1 sc clear db 1
 check "clear after record-fault: slot 1 ok, the superblocks of the three current again, exit 0" \
-	eval 'rc_is 0 && no_err && stdout_is "/dev/mqstripe0: slot 1 ($m1) was faulty, is ok now
+	eval 'rc_is 0 && no_err && stdout_is "/dev/mqstripe0: slot 1 ($L1, $m1) was faulty, is ok now
 /dev/mqstripe0: the superblocks of its 3 working members are current again (events $((ev + 3)))" && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS) $(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_STATE)" = "$((ev + 3)) $((ev + 3)) $((ev + 3)) active" ]'
 sc clear db 1
 check "clear again: nothing to clear, nothing written" \
-	eval 'rc_is 0 && stdout_is "/dev/mqstripe0: slot 1 ($m1) is ok: nothing to clear" && [ "$(ex "$L1" MQSTRIPE_EVENTS)" = "$((ev + 3))" ]'
+	eval 'rc_is 0 && stdout_is "/dev/mqstripe0: slot 1 ($L1, $m1) is ok: nothing to clear" && [ "$(ex "$L1" MQSTRIPE_EVENTS)" = "$((ev + 3))" ]'
 crash
 sc assemble "$L0" "$L1" "$L2"
 check "after clear and a crash: assemble takes the cleared member (not stopped cleanly: a warning)" \
@@ -1441,7 +1443,7 @@ check "grow without new room: nothing to grow, said, nothing written" \
 	eval "rc_is 0 && no_err && stdout_is \"$gdev: already uses its members' room (255M of data on each; $L0 (slot 0) has no more): nothing to grow\" && $unchanged"
 FAKE_MQS_FAULTY=1 sc grow size
 check "grow with a faulty member: refused, naming it, nothing written" \
-	eval "rc_is 1 && err_is \"^stripectl: $gdev: slot 1 \\([0-9]+:[0-9]+\\) is faulty: a failed array does not grow\" && $unchanged"
+	eval "rc_is 1 && err_is \"^stripectl: $gdev: slot 1 \\($L1, $m1\\) is faulty: a failed array does not grow\" && $unchanged"
 FAKE_MQS_RESIZE_FAIL=5 sc grow size
 check "grow the module refuses (EIO): said, the superblocks put back" \
 	eval "rc_is 1 && grep -q '^stripectl: $gdev: a member failed meanwhile' \"\$TMP/err\" && grep -q '^stripectl: $gdev: nothing grown: the superblocks were put back to 255M of data per member\$' \"\$TMP/err\" && $unchanged"
@@ -1513,5 +1515,89 @@ grown_back() {
 }
 cut "grow cut" small_made grown_back
 fresh
+
+# --- a device-mapper member is named by its map, /dev/mapper/NAME (its
+# sysfs dm/name), in messages and listings, also when udev names it
+# /dev/dm-N ($devnode); the Prometheus label device keeps the kernel's
+# name.  $L1 is made to look like dm-9, map crypt1, with both nodes.
+dmm=$((0x$(stat -c %t "$L1"))):$((0x$(stat -c %T "$L1")))
+mkdir -p "$R/sys/dev/block/$dmm/dm" "$R/dev/mapper"
+echo crypt1 >"$R/sys/dev/block/$dmm/dm/name"
+printf 'MAJOR=%s\nMINOR=%s\nDEVNAME=dm-9\nDEVTYPE=disk\n' "${dmm%:*}" "${dmm#*:}" >"$R/sys/dev/block/$dmm/uevent"
+mknod "$R/dev/mapper/crypt1" b "${dmm%:*}" "${dmm#*:}"
+mknod "$R/dev/dm-9" b "${dmm%:*}" "${dmm#*:}"
+quiet create --name dmx --chunk 64K "$L0" "$L1" "$L2"
+ddev=$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "dmx" { print $1 }')
+sc list
+check "list: the DEVICES column keeps the kernel's names (dm-9), for scripts" \
+	eval 'rc_is 0 && grep -qE "^$ddev +dmx .* ${L0#/dev/},dm-9,${L2#/dev/}\$" "$TMP/out"'
+sc status dmx
+check "status: a dm member as /dev/mapper/NAME" \
+	eval 'rc_is 0 && grep -qE "^ +1 +/dev/mapper/crypt1 +1G +ok " "$TMP/out"'
+if have_jq; then
+	sc list --json
+	check "list --json: a dm member's device keeps the kernel's node (/dev/dm-9, as json_version 1 has it)" \
+		eval 'rc_is 0 && jq_is "[.arrays[] | select(.name == \"dmx\") | .members[1] | .device, .major, .minor]" "[\"/dev/dm-9\",${dmm%:*},${dmm#*:}]"'
+	sc status --json dmx
+	check "status --json: a dm member's device keeps the kernel's node" \
+		eval 'rc_is 0 && jq_is ".members[1].device" "\"/dev/dm-9\""'
+fi
+sc status --prometheus dmx
+check "status --prometheus: the label device keeps the kernel's name (dm-9, as node_exporter's)" \
+	eval 'rc_is 0 && grep -q "^mqstripe_member_info{array=\"${ddev#/dev/}\",slot=\"1\",device=\"dm-9\",major_minor=\"$dmm\"} 1\$" "$TMP/out"'
+FAKE_MQS_FAULTY=1 sc record-fault dmx
+check "record-fault: a faulty dm member as /dev/mapper/NAME and major:minor" \
+	eval 'rc_is 0 && grep -q "^$ddev: slot 1 (/dev/mapper/crypt1, $dmm) is faulty: recorded" "$TMP/out"'
+FAKE_MQS_FAULTY=1 sc monitor --program /bin/true --oneshot dmx
+check "monitor: a faulty dm member as /dev/mapper/NAME" \
+	eval 'rc_is 0 && grep -q "^member_faulty $ddev (array .dmx., UUID [0-9a-f-]*): slot 1, member /dev/mapper/crypt1 ($dmm), array active\$" "$TMP/out"'
+FAKE_MQS_FAULTY=1 sc clear dmx 1
+check "clear: a dm member as /dev/mapper/NAME and major:minor" \
+	eval 'rc_is 0 && grep -q "^$ddev: slot 1 (/dev/mapper/crypt1, $dmm) was faulty, is ok now\$" "$TMP/out"'
+sc examine --scan
+check "examine --scan: a dm member as /dev/mapper/NAME" \
+	eval 'rc_is 0 && grep -qx "ARRAY uuid=[0-9a-f-]* name=dmx  # 3 of 3 members: $L0 /dev/mapper/crypt1 $L2" "$TMP/out"'
+duuid=$(ex "$L0" MQSTRIPE_ARRAY_UUID)
+quiet stop dmx
+rm -rf "${MQSTRIPE_RUN_DIR:?}/$duuid"	# as a reboot empties /run
+for d in "$L0" "$L2"; do
+	quiet assemble --incremental "$d"
+done
+FAKE_MQS_CREATE_FAIL=16,4,1 sc assemble --incremental /dev/dm-9
+check "assemble --incremental /dev/dm-9 (udev's \$devnode): the map named /dev/mapper/NAME" \
+	eval 'rc_is 1 && grep -q "^stripectl: /dev/mapper/crypt1: device is busy" "$TMP/err" && ! grep -q dm-9 "$TMP/err"'
+quiet stop dmx
+quiet zero-superblock "$L0" "$L1" "$L2"
+rm -rf "$R/sys/dev" "$R/dev/mapper" "$R/dev/dm-9" "${MQSTRIPE_RUN_DIR:?}/$duuid"
+
+# --- members in slot order whatever the device order: examine --scan,
+# list, status and their JSON (slots 0, 1, 2 on $L2, $L0, $L1)
+quiet create --name order --chunk 64K "$L2" "$L0" "$L1"
+odev=$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "order" { print $1 }')
+# slot_devs: "SLOT DEVICE ..." of the member rows of status
+slot_devs() { awk '$1 ~ /^[0-9]+$/ && $2 ~ /^\/dev\// { printf "%s %s ", $1, $2 }' "$TMP/out"; }
+sc examine --scan
+check "examine --scan: the devices found in slot order" \
+	eval 'rc_is 0 && grep -qx "ARRAY uuid=[0-9a-f-]* name=order  # 3 of 3 members: $L2 $L0 $L1" "$TMP/out"'
+sc list
+check "list: the devices in slot order" \
+	eval 'rc_is 0 && grep -qE "^$odev +order .* ${L2#/dev/},${L0#/dev/},${L1#/dev/}\$" "$TMP/out"'
+sc status order
+check "status: the members in slot order" \
+	eval 'rc_is 0 && [ "$(slot_devs)" = "0 $L2 1 $L0 2 $L1 " ]'
+if have_jq; then
+	sc list --json
+	check "list --json: the members in slot order" \
+		eval 'rc_is 0 && jq_is "[.arrays[] | select(.name == \"order\") | .members[] | [.slot, .device]]" "[[0,\"$L2\"],[1,\"$L0\"],[2,\"$L1\"]]"'
+	sc status --json order
+	check "status --json: the members in slot order" \
+		eval 'rc_is 0 && jq_is "[.members[] | [.slot, .device]]" "[[0,\"$L2\"],[1,\"$L0\"],[2,\"$L1\"]]"'
+fi
+quiet stop order
+quiet zero-superblock "$L3"
+sc create --name order "$L3"
+check "create --name of a stopped array's name: its devices named in slot order" \
+	eval 'rc_is 1 && grep -q "already the name of array [0-9a-f-]* (not running) on $L2, $L0, $L1: pick another name" "$TMP/err"'
+quiet zero-superblock "$L0" "$L1" "$L2"
 
 finish

@@ -63,8 +63,16 @@ static void test_parse_size(void)
 		{ "1G", 0, 1ULL << 30 },
 		{ "1gib", 0, 1ULL << 30 },
 		{ "3G", 0, 3ULL << 30 },
+		{ "1T", 0, 1ULL << 40 },
+		{ "1t", 0, 1ULL << 40 },
+		{ "1TiB", 0, 1ULL << 40 },
+		{ "1tib", 0, 1ULL << 40 },
+		{ "12T", 0, 12ULL << 40 },
 		{ "18446744073709551615", 0, UINT64_MAX },
 		{ "17179869183G", 0, 17179869183ULL << 30 },
+		{ "16777215T", 0, 16777215ULL << 40 },
+		{ "16777216T", -ERANGE, 0 },
+		{ "99999999999T", -ERANGE, 0 },
 		{ "18446744073709551616", -ERANGE, 0 },
 		{ "99999999999999999999999", -ERANGE, 0 },
 		{ "17179869184G", -ERANGE, 0 },
@@ -84,8 +92,11 @@ static void test_parse_size(void)
 		{ "1iB", -EINVAL, 0 },
 		{ "1Ki", -EINVAL, 0 },
 		{ "1KK", -EINVAL, 0 },
-		{ "1T", -EINVAL, 0 },
-		{ "1TiB", -EINVAL, 0 },
+		{ "1P", -EINVAL, 0 },
+		{ "1PiB", -EINVAL, 0 },
+		{ "1E", -EINVAL, 0 },
+		{ "1TB", -EINVAL, 0 },
+		{ "T", -EINVAL, 0 },
 		{ "1.5M", -EINVAL, 0 },
 		{ "1,5M", -EINVAL, 0 },
 		{ "0x1000", -EINVAL, 0 },
@@ -93,6 +104,18 @@ static void test_parse_size(void)
 		{ "abc", -EINVAL, 0 },
 		{ "--name", -EINVAL, 0 },
 		{ "12M\n", -EINVAL, 0 },
+	};
+	/* what the message of a refused size says */
+	static const struct {
+		const char *in;
+		const char *needle;
+	} says[] = {
+		{ "-1", "negative" },
+		{ "1P", "K, M, G or T suffix (KiB, MiB, GiB, TiB)" },
+		{ "", "K, M, G or T suffix" },
+		{ "16777216T", "is too large: a size must be below 2^64 bytes (16777216T)" },
+		{ "99999999999999999999", "is too large: a size must be below 2^64 bytes (16777216T)" },
+		{ "1.5M", "1536K" },
 	};
 	size_t i;
 
@@ -113,12 +136,12 @@ static void test_parse_size(void)
 				    "size '%s' = %" PRIu64 " (got %d, %" PRIu64 ")",
 				    vec[i].in, vec[i].out, rc, out);
 	}
-	mqs_parse_size("-1", &(uint64_t){ 0 }, err, sizeof(err));
-	ktap_result(strstr(err, "negative") != NULL,
-		    "size '-1' is called negative: %s", err);
-	mqs_parse_size("1.5M", &(uint64_t){ 0 }, err, sizeof(err));
-	ktap_result(strstr(err, "1536K") != NULL,
-		    "size '1.5M' suggests 1536K: %s", err);
+	for (i = 0; i < ARRAY_SIZE(says); i++) {
+		mqs_parse_size(says[i].in, &(uint64_t){ 0 }, err, sizeof(err));
+		ktap_result(strstr(err, says[i].needle) != NULL,
+			    "size '%s' says '%s': %s", says[i].in,
+			    says[i].needle, err);
+	}
 }
 
 static void test_parse_uint(void)
@@ -442,6 +465,8 @@ static void test_size_format(void)
 		{ 16 << 20, "16M", "16M" },
 		{ 1ULL << 30, "1G", "1G" },
 		{ 1ULL << 40, "1T", "1T" },
+		{ 1ULL << 50, "1024T", "1P" },
+		{ 3ULL << 60, "3145728T", "3E" },
 		{ 1048575, "1048575", "1M" },
 		{ 4000787030016ULL, "3907018584K", "3.6T" },
 		{ UINT64_MAX, "18446744073709551615", "16E" },
@@ -450,11 +475,18 @@ static void test_size_format(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(vec); i++) {
+		uint64_t back = 0;
+
 		mqs_size_exact(vec[i].v, a, sizeof(a));
 		mqs_size_human(vec[i].v, b, sizeof(b));
 		ktap_result(!strcmp(a, vec[i].exact) &&
 			    !strcmp(b, vec[i].human),
 			    "format %" PRIu64 ": '%s' '%s'", vec[i].v, a, b);
+		/* an exact size in a message ("use --size X") is one to give back */
+		ktap_result(!mqs_parse_size(a, &back, err, sizeof(err)) &&
+			    back == vec[i].v,
+			    "exact '%s' parses back to %" PRIu64 " (got %" PRIu64 ")",
+			    a, vec[i].v, back);
 	}
 }
 

@@ -106,6 +106,24 @@ while read -r _ c rest; do
 	fi
 done <"$TMP/readme-lines"
 
+# SIZE: the man page (ARGUMENTS) names the suffixes that every
+# "stripectl COMMAND --help" with a SIZE option names
+suffixes() {	# the "K, M, ... suffix (also ...)" words of a text, one line
+	tr '\n' ' ' | tr -s ' ' | grep -oE 'a number with a [^(]* suffix \(also [^;]*;' | head -n 1
+}
+man_size=$(section ARGUMENTS | awk '/^       SIZE( |$)/ { on = 1 } on && /^       [A-Z]/ && !/^       SIZE( |$)/ { exit } on' | suffixes)
+if printf '%s' "$man_size" | grep -qF 'a number with a K, M, G or T suffix (also KiB, MiB, GiB, TiB;'; then
+	ok "ARGUMENTS: SIZE takes K, M, G or T: $man_size"
+else
+	not_ok "ARGUMENTS: SIZE takes K, M, G or T: got '$man_size'"
+fi
+for c in "${cmds[@]}"; do
+	grep -qE ' SIZE$' "$TMP/help-$c" || continue
+	help_size=$("$STRIPECTL" "$c" --help | suffixes)
+	expect "stripectl $c --help says what SIZE is, as the man page does" \
+		"$man_size" "$help_size"
+done
+
 "$STRIPECTL" --help | help_options >"$TMP/help-global"
 section OPTIONS | help_options >"$TMP/man-global"
 if [ -s "$TMP/help-global" ] && diff "$TMP/help-global" "$TMP/man-global" >"$TMP/d"; then
