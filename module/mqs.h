@@ -90,6 +90,9 @@ struct mqs_member_stats {
  * @slot: position in the stripe.
  * @size_sectors: size of the member device at create (INFO reports its
  *	size now).
+ * @data_sectors: sectors of the member the array uses for data, from the
+ *	data offset on: @member_data_sectors of the array, but each member's
+ *	own in an array of several zones.
  * @state: MQSTRIPE_MEMBER_*; written from IO completion, ->mark_dead and
  *	any reader that notices a removal, read anywhere.
  * @read_errors: failed member reads.
@@ -119,6 +122,7 @@ struct mqs_member {
 	dev_t dev;
 	u32 slot;
 	sector_t size_sectors;
+	sector_t data_sectors;
 	atomic_t state;
 	atomic64_t read_errors;
 	atomic64_t write_errors;
@@ -147,10 +151,16 @@ struct mqs_member {
  * @tag_set: one hardware context per possible CPU, one tag space shared
  *	by all of them.
  * @bs: bioset of the member bios, with struct mqs_bio as front pad.
- * @geom: the mapping (mqstripe_map.h).
+ * @geom: the mapping (mqstripe_map.h); in an array of several zones, the
+ *	first zone's (all members, from the data offset).
+ * @nr_zones: zones of the array: 1 when its members give equal sizes (the
+ *	IO path maps with @geom alone), else one per distinct size.
+ * @zones: with @nr_zones > 1, the zone table (mqs_zones_build()), its
+ *	slot lists after it in the same allocation; else NULL.
  * @chunk_bytes: chunk size.
  * @data_offset_bytes: start of data on every member.
- * @member_data_sectors: sectors of each member used for data.
+ * @member_data_sectors: sectors of each member used for data (the first
+ *	zone's with several zones).
  * @queue_depth: requests of the array (tags, shared by its hardware
  *	contexts).
  * @poll: every member has poll queues: the tag set has a poll map
@@ -202,6 +212,8 @@ struct mqs_array {
 	struct blk_mq_tag_set tag_set;
 	struct bio_set bs;
 	struct mqs_geom geom;
+	u32 nr_zones;
+	struct mqs_zone *zones;
 	u32 chunk_bytes;
 	u64 data_offset_bytes;
 	sector_t member_data_sectors;
@@ -304,7 +316,8 @@ extern const struct blk_mq_ops mqs_mq_ops;
 extern int mqs_major;
 extern const struct attribute_group *mqs_attr_groups[];
 
-int mqs_array_create(struct mqstripe_create *c, const s32 *fds);
+int mqs_array_create(struct mqstripe_create *c, const s32 *fds,
+		     const u64 *sizes);
 int mqs_array_remove(u32 index);
 int mqs_array_info(u32 index, struct mqstripe_info *info,
 		   struct mqstripe_member_info *members, u32 cap);

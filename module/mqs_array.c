@@ -392,6 +392,7 @@ static void mqs_free_array(struct mqs_array *a)
 	blk_mq_free_tag_set(&a->tag_set);
 	bioset_exit(&a->bs);
 	ida_free(&mqs_index_ida, a->index);
+	kvfree(a->zones);
 	kfree(a);
 	if (atomic_dec_and_test(&mqs_nr_arrays))
 		wake_up(&mqs_arrays_freed);
@@ -802,6 +803,67 @@ static int mqs_check_geometry(struct mqstripe_create *c)
 	return 0;
 }
 
+/*
+ * Each member's own size (MQSTRIPE_CREATE_F_MEMBER_SIZES): whole chunks,
+ * offset + size cannot overflow, and the sum fits the block layer.
+ */
+static int mqs_check_sizes(struct mqstripe_create *c, const u64 *sizes)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < c->nr_members; i++) {
+		if (!sizes[i] || sizes[i] % c->chunk_bytes ||
+		    sizes[i] > (U64_MAX >> 1))
+			return mqs_fail(c, i, MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+		if (check_add_overflow(sum, sizes[i], &sum) || sum > LLONG_MAX)
+			return mqs_fail(c, MQSTRIPE_NO_MEMBER,
+					MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+	}
+	return 0;
+}
+
+/*
+ * The members' data sizes of an array made with
+ * MQSTRIPE_CREATE_F_MEMBER_SIZES: one zone when they are equal (the IO
+ * path needs nothing but @a->geom), else the zone table (mqstripe_map.h)
+ * of one allocation, the zones' slot lists after the zones.  Sets
+ * @capacity to the array's sectors, the sum of the sizes.
+ */
+static int mqs_setup_zones(struct mqs_array *a, const u64 *sizes,
+			   sector_t *capacity)
+{
+	u32 nr, nr_slots, i, n = a->nr_members;
+	u64 *sectors;
+
+	sectors = kmalloc_array(n, sizeof(*sectors), GFP_KERNEL);
+	if (!sectors)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		sectors[i] = sizes[i] >> SECTOR_SHIFT;
+		a->members[i].data_sectors = sectors[i];
+	}
+	nr = mqs_zones_count(sectors, n, &nr_slots);
+	a->member_data_sectors = mqs_zone_next_size(sectors, n, 0);
+	*capacity = a->member_data_sectors * n;
+	if (nr > 1) {
+		a->zones = kvzalloc(size_add(array_size(nr, sizeof(*a->zones)),
+					     array_size(nr_slots, sizeof(u32))),
+				    GFP_KERNEL);
+		if (!a->zones) {
+			kfree(sectors);
+			return -ENOMEM;
+		}
+		*capacity = mqs_zones_build(a->geom.chunk_shift,
+					    a->geom.data_offset_sectors,
+					    sectors, n, a->zones,
+					    (u32 *)(a->zones + nr));
+		a->nr_zones = nr;
+	}
+	kfree(sectors);
+	return 0;
+}
+
 static int mqs_check_unique(struct mqstripe_create *c)
 {
 	struct mqs_array *a;
@@ -830,7 +892,7 @@ static void mqs_release_members(struct mqs_array *a, u32 nr)
 
 /* Look up, check and claim member @i; on failure nothing is held. */
 static int mqs_claim_member(struct mqs_array *a, struct mqstripe_create *c,
-			    u32 i, s32 fd)
+			    u32 i, s32 fd, const u64 *sizes)
 {
 	struct mqs_member *m = &a->members[i];
 	u64 need = c->data_offset_bytes + c->chunk_bytes;
@@ -843,6 +905,9 @@ static int mqs_claim_member(struct mqs_array *a, struct mqstripe_create *c,
 	/* with a recorded size, every member must hold all of it */
 	if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES)
 		need = c->data_offset_bytes + c->member_data_bytes;
+	/* and with its own size, all of that */
+	if (sizes)
+		need = c->data_offset_bytes + sizes[i];
 	f = fget(fd);
 	if (!f)
 		return mqs_fail(c, i, MQSTRIPE_ERR_BAD_FD, -EBADF);
@@ -1087,6 +1152,8 @@ static void mqs_unreserve(struct mqs_array *a)
  *	defaults are filled in, @c->index, @c->error_member and
  *	@c->error_code are written.
  * @fds: @c->nr_members file descriptors of the members, in slot order.
+ * @sizes: with MQSTRIPE_CREATE_F_MEMBER_SIZES, @c->nr_members data sizes
+ *	in bytes, in slot order (zones when they differ); else NULL.
  *
  * Validates the whole geometry, claims every member exclusively, computes
  * the limits and adds /dev/mqstripeN.  On failure everything done is undone
@@ -1099,11 +1166,12 @@ static void mqs_unreserve(struct mqs_array *a)
  * and to publish the array, not across member opens or device_add_disk().
  * Return: 0 or a negative errno (see struct mqstripe_create).
  */
-int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
+int mqs_array_create(struct mqstripe_create *c, const s32 *fds,
+		     const u64 *sizes)
 {
 	struct mqs_limits ml;
 	struct mqs_array *a;
-	sector_t min_size = ~(sector_t)0;
+	sector_t min_size = ~(sector_t)0, capacity;
 	u64 chunk_sectors;
 	u32 i, claimed = 0;
 	int err;
@@ -1111,6 +1179,8 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	c->error_member = MQSTRIPE_NO_MEMBER;
 	c->error_code = MQSTRIPE_ERR_NONE;
 	err = mqs_check_geometry(c);
+	if (!err && sizes)
+		err = mqs_check_sizes(c, sizes);
 	if (err)
 		return err;
 	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_UUID))
@@ -1133,6 +1203,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	a->geom.nr_members = a->nr_members;
 	a->geom.chunk_shift = ilog2(chunk_sectors);
 	a->geom.data_offset_sectors = a->data_offset_bytes >> SECTOR_SHIFT;
+	a->nr_zones = 1;
 
 	err = mqs_stats_init(a);
 	if (err)
@@ -1152,7 +1223,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 		goto out_stats_exit;
 
 	for (claimed = 0; claimed < a->nr_members; claimed++) {
-		err = mqs_claim_member(a, c, claimed, fds[claimed]);
+		err = mqs_claim_member(a, c, claimed, fds[claimed], sizes);
 		if (err)
 			goto out_release;
 		min_size = min(min_size, a->members[claimed].size_sectors);
@@ -1160,12 +1231,23 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	err = mqs_check_stack_depth(a, c);
 	if (err)
 		goto out_release;
-	if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES)
-		a->member_data_sectors = c->member_data_bytes >> SECTOR_SHIFT;
-	else
-		a->member_data_sectors = round_down(min_size -
-						    a->geom.data_offset_sectors,
-						    chunk_sectors);
+	if (sizes) {
+		err = mqs_setup_zones(a, sizes, &capacity);
+		if (err)
+			goto out_release;
+	} else {
+		if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES)
+			a->member_data_sectors = c->member_data_bytes >>
+						 SECTOR_SHIFT;
+		else
+			a->member_data_sectors =
+				round_down(min_size -
+					   a->geom.data_offset_sectors,
+					   chunk_sectors);
+		for (i = 0; i < a->nr_members; i++)
+			a->members[i].data_sectors = a->member_data_sectors;
+		capacity = a->member_data_sectors * a->nr_members;
+	}
 	if (!a->queue_depth)
 		a->queue_depth = mqs_default_queue_depth(a);
 
@@ -1207,7 +1289,7 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	a->disk->private_data = a;
 	snprintf(a->disk->disk_name, DISK_NAME_LEN, MQSTRIPE_DISK_PREFIX "%d",
 		 a->index);
-	set_capacity(a->disk, a->member_data_sectors * a->nr_members);
+	set_capacity(a->disk, capacity);
 	set_disk_ro(a->disk, a->readonly);
 
 	err = device_add_disk(NULL, a->disk, mqs_attr_groups);
@@ -1243,6 +1325,10 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds)
 	pr_info("%s: created: %u members, chunk %u bytes, data offset %llu bytes, %llu sectors\n",
 		a->disk->disk_name, a->nr_members, a->chunk_bytes,
 		a->data_offset_bytes, (u64)get_capacity(a->disk));
+	if (a->nr_zones > 1)
+		pr_info("%s: %u zones of members of unequal size, the first over all %u members (%llu sectors of each)\n",
+			a->disk->disk_name, a->nr_zones, a->nr_members,
+			(u64)a->member_data_sectors);
 	/* REMOVE, INFO and the others find it from here */
 	mutex_lock(&mqs_ctl_mutex);
 	a->published = true;
@@ -1282,6 +1368,7 @@ out_release:
 out_stats_exit:
 	mqs_stats_exit(a);
 out_free:
+	kvfree(a->zones);
 	kfree(a);
 	if (atomic_dec_and_test(&mqs_nr_arrays))
 		wake_up(&mqs_arrays_freed);
@@ -1505,7 +1592,7 @@ out:
  * Return: 0; -ENODEV (no such array), -EINVAL (size not a multiple of the
  * chunk, smaller than the array's, or too large), -ENOSPC (a member too
  * small: @r->error_member, MQSTRIPE_ERR_TOO_SMALL), -EIO (a member is
- * faulty or gone), -EROFS (read-only array).
+ * faulty or gone), -EROFS (read-only array), -EOPNOTSUPP (several zones).
  */
 int mqs_array_resize(struct mqstripe_resize *r)
 {
@@ -1519,6 +1606,11 @@ int mqs_array_resize(struct mqstripe_resize *r)
 	a = mqs_find(r->index);
 	if (!a) {
 		err = -ENODEV;
+		goto out;
+	}
+	/* zones: a grown member would need a zone of its own */
+	if (a->nr_zones > 1) {
+		err = -EOPNOTSUPP;
 		goto out;
 	}
 	old_sectors = a->member_data_sectors;
@@ -1550,6 +1642,8 @@ int mqs_array_resize(struct mqstripe_resize *r)
 	new_sectors = bytes >> SECTOR_SHIFT;
 	if (new_sectors != old_sectors) {
 		a->member_data_sectors = new_sectors;
+		for (i = 0; i < a->nr_members; i++)
+			a->members[i].data_sectors = new_sectors;
 		set_capacity_and_notify(a->disk, new_sectors * a->nr_members);
 		pr_info("%s: grown from %llu to %llu sectors (%llu sectors of every member)\n",
 			a->disk->disk_name, (u64)old_sectors * a->nr_members,
@@ -1621,6 +1715,7 @@ int mqs_array_info(u32 index, struct mqstripe_info *info,
 			.flags = READ_ONCE(m->slow) ? MQSTRIPE_MEMBER_F_SLOW :
 				 0,
 			.window_latency_us = READ_ONCE(m->win_lat_us),
+			.data_bytes = (u64)m->data_sectors << SECTOR_SHIFT,
 		};
 	}
 out:

@@ -456,9 +456,9 @@ static struct bio *mqs_clone_held(struct mqs_array *a, struct request *rq,
  * context would: none reaches us, the array offers no crypto profile); a
  * NOWAIT request that could not have one gets NULL.
  */
-static struct bio *mqs_clone_lean(struct mqs_array *a, struct request *rq,
-				  struct block_device *bdev,
-				  struct bio_list *out, bool *embedded)
+static __always_inline struct bio *
+mqs_clone_lean(struct mqs_array *a, struct request *rq,
+	       struct block_device *bdev, struct bio_list *out, bool *embedded)
 {
 #ifdef HAVE_BIO_INIT_CLONE
 	struct mqs_cmd *cmd = blk_mq_rq_to_pdu(rq);
@@ -499,6 +499,40 @@ static void mqs_queue_flush(struct mqs_array *a, struct request *rq,
 }
 
 /*
+ * Discard and write-zeroes of an array of several zones: one data-less
+ * bio per member range in each zone the request touches (a member in two
+ * zones gets two: its ranges there are not contiguous in the array).
+ */
+/* noinline: out of the path of an array of one zone (mqs_dispatch()) */
+static noinline void mqs_queue_nodata_zoned(struct mqs_array *a,
+					    struct request *rq, blk_opf_t opf,
+					    struct bio_list *out)
+{
+	sector_t start = blk_rq_pos(rq), end = start + blk_rq_sectors(rq);
+	u32 zi = mqs_zone_find(a->zones, a->nr_zones, start), i;
+
+	for (; zi < a->nr_zones && a->zones[zi].array_start < end; zi++) {
+		const struct mqs_zone *z = &a->zones[zi];
+		sector_t zs = max_t(sector_t, start, z->array_start);
+		sector_t ze = min_t(sector_t, end, z->array_end);
+
+		for (i = 0; i < z->geom.nr_members; i++) {
+			u64 mstart, afirst, len;
+			struct bio *bio;
+
+			len = mqs_member_range(&z->geom, zs - z->array_start,
+					       ze - zs, i, &mstart, &afirst);
+			if (!len)
+				continue;
+			bio = mqs_alloc_held(a, rq, z->slots[i], opf, mstart,
+					     out);
+			bio->bi_iter.bi_size = len << SECTOR_SHIFT;
+			bio_list_add(out, bio);
+		}
+	}
+}
+
+/*
  * Discard and write-zeroes: one data-less bio per member range.  These (and
  * flushes) wait for bios even with REQ_NOWAIT: only reads and writes come
  * from io_uring's inline submission.
@@ -512,6 +546,10 @@ static void mqs_queue_nodata(struct mqs_array *a, struct request *rq,
 	u64 nr = blk_rq_sectors(rq);
 	u32 i;
 
+	if (unlikely(a->nr_zones > 1)) {
+		mqs_queue_nodata_zoned(a, rq, opf, out);
+		return;
+	}
 	for (i = 0; i < a->nr_members; i++) {
 		u64 mstart, afirst, len;
 		struct bio *bio;
@@ -599,7 +637,11 @@ static unsigned short mqs_nr_vecs(u64 bytes)
  * bio, or NULL (index: slot in the group);
  * @placed: each one's data is placed in bios up to this byte of the request;
  * @rewind: byte of the request the walk must go back to (a bio was cut
- * back to a logical block: mqs_gather_close()), or MQS_NO_REWIND.
+ * back to a logical block: mqs_gather_close()), or MQS_NO_REWIND;
+ * @g: the rule of the walk (the array's, or of one zone); @start, @len:
+ * the sectors the walk covers, by @g (the request's, or its part in the
+ * zone); @z: the zone (an array of several zones), else NULL; @from, @to:
+ * bytes of the request in the zone.
  */
 struct mqs_gather_state {
 	struct mqs_array *a;
@@ -609,19 +651,28 @@ struct mqs_gather_state {
 	u32 nr;
 	bool slide;
 	u32 rewind;
+	const struct mqs_geom *g;
+	u64 start;
+	u64 len;
+	const struct mqs_zone *z;
+	u32 from;
+	u32 to;
 	struct bio *bios[MQS_GATHER_SLOTS];
 	u32 placed[MQS_GATHER_SLOTS];
 };
 
 /*
  * struct mqs_piece - a run of the request's data that lands on one member:
- * @len bytes at @page + @off, for @member at member sector @sector.
+ * @len bytes at @page + @off, for @member (a slot) at member sector
+ * @sector; @idx is the member's index by the walk's rule (@member but in a
+ * zone of an array of several).
  */
 struct mqs_piece {
 	struct page *page;
 	unsigned int off;
 	u32 len;
 	u32 member;
+	u32 idx;
 	sector_t sector;
 };
 
@@ -724,8 +775,8 @@ static void mqs_gather_drop_open(struct mqs_gather_state *gs)
  * their member ranges take one more bio each.  A NOWAIT request does not
  * wait: NULL.
  */
-static struct bio *mqs_gather_alloc(struct mqs_gather_state *gs,
-				    const struct mqs_piece *p)
+static __always_inline struct bio *
+mqs_gather_alloc(struct mqs_gather_state *gs, const struct mqs_piece *p)
 {
 	struct mqs_array *a = gs->a;
 	struct request *rq = gs->rq;
@@ -733,8 +784,8 @@ static struct bio *mqs_gather_alloc(struct mqs_gather_state *gs,
 	unsigned short nr_vecs;
 	struct bio *bio;
 
-	len = mqs_member_range(&a->geom, blk_rq_pos(rq), blk_rq_sectors(rq),
-			       p->member, &mstart, &afirst);
+	len = mqs_member_range(gs->g, gs->start, gs->len, p->idx, &mstart,
+			       &afirst);
 	/* one bio holds at most what the member takes (mqs_bio_room()) */
 	len = min_t(u64, len,
 		    queue_max_sectors(bdev_get_queue(a->members[p->member].bdev)));
@@ -917,10 +968,11 @@ static u32 mqs_bio_room(const struct bio *bio, struct request_queue *q,
  * on @gs->out).  Return: bytes added; 0 when the walk must go back
  * (@gs->rewind: a bio was cut back, mqs_gather_close()) or a NOWAIT
  * request could not get a bio.  A sleeping allocation can set
- * @gs->rewind too, after which the piece is still added.
+ * @gs->rewind too, after which the piece is still added.  Inline in each
+ * walk (mqs_gather(), mqs_gather_zoned()): no call per piece.
  */
-static u32 mqs_gather_add(struct mqs_gather_state *gs, u32 slot,
-			  const struct mqs_piece *p)
+static __always_inline u32
+mqs_gather_add(struct mqs_gather_state *gs, u32 slot, const struct mqs_piece *p)
 {
 	struct request_queue *q = bdev_get_queue(gs->a->members[p->member].bdev);
 	struct bio **bp = &gs->bios[slot];
@@ -980,19 +1032,26 @@ added:
  * bio_add_page() takes a length beyond the page, as bio_add_folio() does.
  * Return: false when a NOWAIT request could not get a bio (the bios made so
  * far are queued on @gs->out, those being filled ended).
+ *
+ * @zoned: the walk is over one zone's part of the request
+ * (mqs_gather_zoned()); a constant, so that the walk of an array of one
+ * zone (mqs_gather()) compiles without the zone's steps.
  */
-static bool mqs_gather(struct mqs_gather_state *gs, u32 first_member,
-		       u32 base)
+static __always_inline bool __mqs_gather(struct mqs_gather_state *gs,
+					 u32 first_member, u32 base,
+					 const bool zoned)
 {
-	const struct mqs_geom *g = &gs->a->geom;
+	const struct mqs_geom *g = zoned ? gs->g : &gs->a->geom;
 	struct req_iterator iter;
 	struct mqs_cursor cur;
 	struct bio_vec bv;
-	u32 from = 0, pos;
+	u32 from = zoned ? gs->from : 0, pos;
 
 	gs->rewind = MQS_NO_REWIND;
 walk:
-	mqs_cursor_init(g, blk_rq_pos(gs->rq) + (from >> SECTOR_SHIFT), &cur);
+	mqs_cursor_init(g, (zoned ? gs->start - (gs->from >> SECTOR_SHIFT) :
+				    blk_rq_pos(gs->rq)) +
+			   (from >> SECTOR_SHIFT), &cur);
 	pos = 0;
 	rq_for_each_bvec(bv, gs->rq, iter) {
 		u32 done = 0;
@@ -1009,6 +1068,9 @@ walk:
 				  g->nr_members;
 			u32 at = pos + done, slot;
 
+			/* the zone's part ends on a chunk's end */
+			if (zoned && at >= gs->to)
+				goto out;
 			if (gs->slide && idx != base) {
 				/* the walk left member base: its bio is whole */
 				mqs_gather_queue_open(gs, true);
@@ -1028,7 +1090,10 @@ walk:
 							 off >> PAGE_SHIFT),
 					.off = offset_in_page(off),
 					.len = piece,
-					.member = cur.member,
+					.member = zoned ?
+						  gs->z->slots[cur.member] :
+						  cur.member,
+					.idx = cur.member,
 					.sector = mqs_cursor_sector(g, &cur),
 				};
 
@@ -1050,8 +1115,27 @@ walk:
 		}
 		pos += bv.bv_len;
 	}
+out:
 	mqs_gather_queue_open(gs, true);
 	return true;
+}
+
+/* out of line, as the one walk was before zones */
+static noinline bool mqs_gather(struct mqs_gather_state *gs, u32 first_member,
+				u32 base)
+{
+	return __mqs_gather(gs, first_member, base, false);
+}
+
+/*
+ * The gather over the part of a request in one zone of an array of
+ * several (@gs->z, @gs->g, @gs->from to @gs->to): members are the zone's,
+ * @first_member and @base by its rule, each piece's member its slot.
+ */
+static bool mqs_gather_zoned(struct mqs_gather_state *gs, u32 first_member,
+			     u32 base)
+{
+	return __mqs_gather(gs, first_member, base, true);
 }
 
 /*
@@ -1060,11 +1144,13 @@ walk:
  * clone takes over the submitter's reference: its completion is the only
  * atomic operation on the request's counter.
  * Return: 1 when the clone holds the reference, 0 when the request does not
- * qualify, -1 when a NOWAIT request got no bio (status set).
+ * qualify, -1 when a NOWAIT request got no bio (status set).  Inline in
+ * mqs_queue_rw() and mqs_queue_rw_zoned(): no call on the commonest IO.
  */
-static int mqs_queue_lean(struct mqs_array *a, struct request *rq,
-			  blk_opf_t opf, const struct mqs_loc *loc,
-			  struct bio_list *out)
+static __always_inline int mqs_queue_lean(struct mqs_array *a,
+					  struct request *rq, blk_opf_t opf,
+					  const struct mqs_loc *loc,
+					  struct bio_list *out)
 {
 	struct request_queue *q;
 	struct mqs_member *m;
@@ -1248,7 +1334,11 @@ static void mqs_queue_integrity(struct mqs_array *a, struct request *rq,
 			struct bio *bio;
 			unsigned int n;
 
-			mqs_map_sector(&a->geom, pos + off, &loc);
+			if (a->nr_zones > 1)
+				mqs_map_zoned(a->zones, a->nr_zones, pos + off,
+					      &loc);
+			else
+				mqs_map_sector(&a->geom, pos + off, &loc);
 			n = min_t(u64, len - off, loc.chunk_left);
 			bio = mqs_clone_alloc(a, rq, src, loc.member, out);
 			if (!bio) {
@@ -1279,6 +1369,68 @@ static void mqs_queue_integrity(struct mqs_array *a, struct request *rq,
 }
 #endif
 
+/*
+ * A read or write of an array of several zones (mqstripe_map.h): a request
+ * in one chunk takes the lean path (a chunk never crosses a zone), any
+ * other is gathered zone by zone, each zone's part of it by the zone's
+ * rule over its members (a request across a zone boundary makes bios of
+ * both zones; a member of both gets one bio per zone).
+ * Return: true when the lean path's bio took the submitter's reference.
+ */
+/* noinline: out of the path of an array of one zone (mqs_queue_rw()) */
+static noinline bool mqs_queue_rw_zoned(struct mqs_array *a,
+					struct request *rq, blk_opf_t opf,
+					struct bio_list *out)
+{
+	sector_t start = blk_rq_pos(rq), end = start + blk_rq_sectors(rq);
+	u32 zi = mqs_zone_find(a->zones, a->nr_zones, start);
+	const struct mqs_zone *z = &a->zones[zi];
+	struct mqs_loc loc;
+	int lean;
+
+	mqs_map_sector(&z->geom, start - z->array_start, &loc);
+	loc.member = z->slots[loc.member];
+	lean = mqs_queue_lean(a, rq, opf, &loc, out);
+	if (lean)
+		return lean > 0;
+	for (; zi < a->nr_zones && a->zones[zi].array_start < end; zi++) {
+		sector_t zs, ze;
+		u64 chunks, rel;
+		u32 base, touched, shift;
+		bool slide;
+
+		z = &a->zones[zi];
+		zs = max_t(sector_t, start, z->array_start);
+		ze = min_t(sector_t, end, z->array_end);
+		rel = zs - z->array_start;
+		shift = z->geom.chunk_shift;
+		mqs_map_sector(&z->geom, rel, &loc);
+		chunks = ((rel + (ze - zs) - 1) >> shift) - (rel >> shift) + 1;
+		touched = min_t(u64, chunks, z->geom.nr_members);
+		slide = chunks <= z->geom.nr_members;
+		for (base = 0; base < touched;
+		     base += slide ? touched : MQS_GATHER_SLOTS) {
+			struct mqs_gather_state gs = {
+				.a = a, .rq = rq, .opf = opf, .out = out,
+				.nr = slide ? 1 :
+				      min_t(u32, MQS_GATHER_SLOTS,
+					    touched - base),
+				.slide = slide,
+				.g = &z->geom, .start = rel, .len = ze - zs,
+				.z = z,
+				.from = (zs - start) << SECTOR_SHIFT,
+				.to = (ze - start) << SECTOR_SHIFT,
+			};
+
+			if (!mqs_gather_zoned(&gs, loc.member, base)) {
+				mqs_set_status(rq, BLK_STS_AGAIN);
+				return false;
+			}
+		}
+	}
+	return false;
+}
+
 /* Return: true when the lean path's bio took the submitter's reference. */
 static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 			 struct bio_list *out)
@@ -1298,6 +1450,8 @@ static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 		mqs_queue_integrity(a, rq, opf, out);
 		return false;
 	}
+	if (unlikely(a->nr_zones > 1))
+		return mqs_queue_rw_zoned(a, rq, opf, out);
 	/* the start is mapped once, for the lean path and the gather */
 	mqs_map_sector(g, start, &loc);
 	lean = mqs_queue_lean(a, rq, opf, &loc, out);
@@ -1318,6 +1472,7 @@ static bool mqs_queue_rw(struct mqs_array *a, struct request *rq,
 			.nr = slide ? 1 : min_t(u32, MQS_GATHER_SLOTS,
 						touched - base),
 			.slide = slide,
+			.g = g, .start = start, .len = blk_rq_sectors(rq),
 		};
 
 		if (!mqs_gather(&gs, loc.member, base)) {

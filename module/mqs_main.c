@@ -89,6 +89,7 @@ static int mqs_ctl_get_version(void __user *arg)
 static int mqs_ctl_create(void __user *arg)
 {
 	struct mqstripe_create c;
+	u64 *sizes = NULL;
 	s32 *fds;
 	int err, err2;
 
@@ -107,8 +108,13 @@ static int mqs_ctl_create(void __user *arg)
 	if (!(c.hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES) &&
 	    c.member_data_bytes)
 		return -EINVAL;
+	if (!(c.hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES) &&
+	    c.member_sizes_ptr)
+		return -EINVAL;
 	if (c.nr_members < MQSTRIPE_MIN_MEMBERS ||
-	    c.nr_members > MQSTRIPE_MAX_MEMBERS) {
+	    c.nr_members > MQSTRIPE_MAX_MEMBERS ||
+	    ((c.hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES) &&
+	     (c.hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES))) {
 		c.error_member = MQSTRIPE_NO_MEMBER;
 		c.error_code = MQSTRIPE_ERR_GEOMETRY;
 		err = -EINVAL;
@@ -122,7 +128,16 @@ static int mqs_ctl_create(void __user *arg)
 			  array_size(c.nr_members, sizeof(*fds)));
 	if (IS_ERR(fds))
 		return PTR_ERR(fds);
-	err = mqs_array_create(&c, fds);
+	if (c.hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES) {
+		sizes = memdup_user(u64_to_user_ptr(c.member_sizes_ptr),
+				    array_size(c.nr_members, sizeof(*sizes)));
+		if (IS_ERR(sizes)) {
+			kfree(fds);
+			return PTR_ERR(sizes);
+		}
+	}
+	err = mqs_array_create(&c, fds, sizes);
+	kfree(sizes);
 	kfree(fds);
 out:
 	err2 = mqs_copy_out(arg, &c, sizeof(c));

@@ -7,6 +7,14 @@
  * data_offset + (c div N) x chunk.  The chunk is a power of two.  The layout
  * never depends on a module parameter (the lesson of md raid0's 3.14 layout
  * change, drivers/md/raid0.h).
+ *
+ * Members of unequal size (md raid0's zones): with the distinct member
+ * data sizes s_1 < ... < s_k (s_0 = 0), zone j covers member sectors
+ * [s_(j-1), s_j) after the data offset of every member holding at least
+ * s_j, striped by the rule above over those n_j members in slot order;
+ * the zones follow each other in the array.  A zone is a whole number of
+ * stripes: no chunk crosses a zone boundary.  Equal members make one zone,
+ * which is the rule above unchanged (mqs_map_sector()).
  */
 #ifndef MQSTRIPE_MAP_H
 #define MQSTRIPE_MAP_H
@@ -125,6 +133,137 @@ static inline u64 mqs_member_range(const struct mqs_geom *g, u64 start,
 	/* whole chunks, less the head before s and the tail after e */
 	return (nr_chunks << g->chunk_shift) - (s - (c << g->chunk_shift)) -
 	       (((cl + 1) << g->chunk_shift) - e);
+}
+
+/**
+ * struct mqs_zone - one zone of an array of members of unequal size
+ * @array_start: first array sector of the zone.
+ * @array_end: first array sector after it.
+ * @geom: the zone's rule: its member count, the chunk, and its start on
+ *	its members (the data offset plus the sizes of the zones before).
+ * @slots: slot of each of its @geom.nr_members members, in slot order.
+ */
+struct mqs_zone {
+	u64 array_start;
+	u64 array_end;
+	struct mqs_geom geom;
+	u32 *slots;
+};
+
+/* The smallest member size above @floor, or 0 when none is. */
+static inline u64 mqs_zone_next_size(const u64 *sizes, u32 n, u64 floor)
+{
+	u64 next = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (sizes[i] > floor && (!next || sizes[i] < next))
+			next = sizes[i];
+	return next;
+}
+
+/**
+ * mqs_zones_count() - zones of an array and the slot entries they need
+ * @sizes: each member's data size in sectors, by slot (all > 0).
+ * @n: members.
+ * @nr_slots: set to the sum of the zones' member counts.
+ *
+ * Return: the number of zones: the number of distinct sizes.
+ */
+static inline u32 mqs_zones_count(const u64 *sizes, u32 n, u32 *nr_slots)
+{
+	u64 s = 0;
+	u32 nr = 0, i;
+
+	*nr_slots = 0;
+	while ((s = mqs_zone_next_size(sizes, n, s))) {
+		nr++;
+		for (i = 0; i < n; i++)
+			if (sizes[i] >= s)
+				(*nr_slots)++;
+	}
+	return nr;
+}
+
+/**
+ * mqs_zones_build() - the zone table of an array
+ * @chunk_shift: log2 of the chunk in sectors.
+ * @data_offset_sectors: start of data on every member.
+ * @sizes: each member's data size in sectors, by slot: multiples of the
+ *	chunk, all > 0.
+ * @n: members.
+ * @zones: filled, mqs_zones_count() entries.
+ * @slots: room for the slot entries mqs_zones_count() counted.
+ *
+ * Return: the array's size in sectors (the sum of the zones).
+ */
+static inline u64 mqs_zones_build(u32 chunk_shift, u64 data_offset_sectors,
+				  const u64 *sizes, u32 n,
+				  struct mqs_zone *zones, u32 *slots)
+{
+	u64 prev = 0, s, start = 0;
+	u32 i;
+
+	while ((s = mqs_zone_next_size(sizes, n, prev))) {
+		u32 nr = 0;
+
+		zones->slots = slots;
+		for (i = 0; i < n; i++)
+			if (sizes[i] >= s)
+				slots[nr++] = i;
+		zones->geom.nr_members = nr;
+		zones->geom.chunk_shift = chunk_shift;
+		zones->geom.data_offset_sectors = data_offset_sectors + prev;
+		zones->array_start = start;
+		start += (s - prev) * nr;
+		zones->array_end = start;
+		slots += nr;
+		zones++;
+		prev = s;
+	}
+	return start;
+}
+
+/**
+ * mqs_zone_find() - the zone of an array sector
+ * @zones: the table, @nr entries (> 0) in array order.
+ * @nr: zones.
+ * @array_sector: a sector below the array's size.
+ *
+ * Return: index of the zone holding @array_sector (a binary search).
+ */
+static inline u32 mqs_zone_find(const struct mqs_zone *zones, u32 nr,
+				u64 array_sector)
+{
+	u32 lo = 0, hi = nr - 1;
+
+	while (lo < hi) {
+		u32 mid = (lo + hi + 1) / 2;
+
+		if (zones[mid].array_start <= array_sector)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/**
+ * mqs_map_zoned() - mqs_map_sector() for an array of several zones
+ * @zones: the table, @nr entries (> 0).
+ * @nr: zones.
+ * @array_sector: a sector below the array's size.
+ * @loc: filled as by mqs_map_sector(), @loc->member a slot; the chunk
+ *	ends within the zone.
+ */
+static inline void mqs_map_zoned(const struct mqs_zone *zones, u32 nr,
+				 u64 array_sector, struct mqs_loc *loc)
+{
+	const struct mqs_zone *z = &zones[mqs_zone_find(zones, nr,
+							array_sector)];
+
+	mqs_map_sector(&z->geom, array_sector - z->array_start, loc);
+	loc->member = z->slots[loc->member];
 }
 
 #endif /* MQSTRIPE_MAP_H */

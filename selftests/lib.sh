@@ -734,6 +734,20 @@ wait_inflight() {
 # Run the pattern tool (pattern.py) with PYTHON.
 pattern() { "$PYTHON" -S "$MQS_DIR/pattern.py" "$@"; }
 
+# steps DESC PATTERN-ARGS...: a step of the next steps_run, which runs
+# them in order in one pattern.py (batch), each a check
+STEPS=()
+steps() {
+	local line
+	printf -v line '%s\t' "$@"
+	STEPS+=("${line%$'\t'}")
+}
+steps_run() {
+	printf '%s\n' "${STEPS[@]}" >"$MQS_TMP/steps"
+	STEPS=()
+	import_checks "" pattern batch <"$MQS_TMP/steps"
+}
+
 # write_tree DIR SUMS DIRS FILES STEP ODD BIG [NAME=BYTES...]: a tree of
 # files of many sizes, random data: DIRS directories of FILES files (file
 # j of directory i of ((i * FILES + j) * STEP KiB + ODD * j + 1) bytes, one

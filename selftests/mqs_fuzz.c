@@ -92,6 +92,7 @@ static bool errno_documented(int e)
 	case EINVAL: case EFAULT: case ENOTTY: case EBADF: case ENOTBLK:
 	case EBUSY: case ENOSPC: case EEXIST: case ENOMEM: case ENODEV:
 	case ENXIO: case EIO: case EROFS:
+	case EOPNOTSUPP:	/* RESIZE of an array of zones */
 		return true;
 	}
 	return false;
@@ -370,6 +371,19 @@ static void sane_struct(int vi, void *buf, bool sane_members, bool *wide,
 			c->hdr.flags |= MQSTRIPE_CREATE_F_UUID;
 			memset(c->uuid, rndn(4), sizeof(c->uuid));
 		}
+		if (chance(15)) {
+			/* each member's own size: zones, or sizes refused */
+			static uint64_t sizes[MQSTRIPE_MAX_MEMBERS + 8];
+			uint64_t ch = c->chunk_bytes ? c->chunk_bytes :
+				      MQSTRIPE_DEFAULT_CHUNK_BYTES;
+			uint32_t k;
+
+			for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+				sizes[k] = chance(90) ? (1 + rndn(4)) * ch :
+					   chance(50) ? 0 : rnd();
+			c->hdr.flags |= MQSTRIPE_CREATE_F_MEMBER_SIZES;
+			c->member_sizes_ptr = (uintptr_t)sizes;
+		}
 		rnd_name(c->name, sane_members || chance(50));
 		*nr_out = nr;
 		*fd_arr = &c->members_ptr;
@@ -585,7 +599,8 @@ static void check_info_result(const struct mqstripe_info *o)
 	    o->chunk_bytes < MQSTRIPE_MIN_CHUNK_BYTES ||
 	    o->chunk_bytes > MQSTRIPE_MAX_CHUNK_BYTES ||
 	    (o->chunk_bytes & (o->chunk_bytes - 1)) ||
-	    o->capacity_bytes != o->member_data_bytes * o->nr_members ||
+	    /* more with zones: members of unequal size */
+	    o->capacity_bytes < o->member_data_bytes * o->nr_members ||
 	    o->queue_depth < MQSTRIPE_MIN_QUEUE_DEPTH ||
 	    o->queue_depth > MQSTRIPE_MAX_QUEUE_DEPTH || !o->nr_hw_queues ||
 	    o->state > MQSTRIPE_STATE_FAILED ||

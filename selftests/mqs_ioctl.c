@@ -307,6 +307,88 @@ static void t_resize(__u32 idx, const struct mqstripe_info *info)
 		    (unsigned long long)info->capacity_bytes);
 }
 
+/*
+ * CREATE with each member's own size (MQSTRIPE_CREATE_F_MEMBER_SIZES):
+ * members of 1, 2 and 3 chunks make three zones, the capacity their sum,
+ * INFO each member's data_bytes, RESIZE refused (EOPNOTSUPP); sizes that
+ * are zero, not whole chunks or too large are refused naming the member,
+ * a pointer without the flag and the flag with MEMBER_DATA_BYTES too.
+ */
+static void t_sizes(void)
+{
+	const __u64 ch = 64 << 10;
+	__u64 sizes[3] = { ch, 2 * ch, 3 * ch };
+	struct mqstripe_member_info mi[3];
+	struct mqstripe_info info;
+	struct mqstripe_create c;
+	struct mqstripe_resize z;
+	const struct {
+		__u32 slot;
+		__u64 size;
+		int e, code;
+		const char *what;
+	} bad[] = {
+		{ 1, 0, EINVAL, MQSTRIPE_ERR_GEOMETRY, "CREATE member 1's size 0" },
+		{ 2, 3 * ch + 4096, EINVAL, MQSTRIPE_ERR_GEOMETRY,
+		  "CREATE member 2's size not whole chunks" },
+		{ 2, 1ULL << 50, ENOSPC, MQSTRIPE_ERR_TOO_SMALL,
+		  "CREATE member 2's size larger than the member" },
+	};
+	unsigned int k;
+	int e;
+
+	create_init(&c, fds, 3);
+	c.member_sizes_ptr = (uintptr_t)sizes;
+	bad_create(&c, EINVAL, -1, 0, "CREATE member_sizes_ptr without its flag");
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_MEMBER_SIZES |
+		      MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES;
+	c.member_sizes_ptr = (uintptr_t)sizes;
+	c.member_data_bytes = ch;
+	bad_create(&c, EINVAL, MQSTRIPE_ERR_GEOMETRY, MQSTRIPE_NO_MEMBER,
+		   "CREATE member sizes and member_data_bytes");
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		__u64 keep = sizes[bad[k].slot];
+
+		sizes[bad[k].slot] = bad[k].size;
+		create_init(&c, fds, 3);
+		c.hdr.flags = MQSTRIPE_CREATE_F_MEMBER_SIZES;
+		c.member_sizes_ptr = (uintptr_t)sizes;
+		bad_create(&c, bad[k].e, bad[k].code, bad[k].slot, bad[k].what);
+		sizes[bad[k].slot] = keep;
+	}
+
+	create_init(&c, fds, 3);
+	c.hdr.flags = MQSTRIPE_CREATE_F_MEMBER_SIZES;
+	c.member_sizes_ptr = (uintptr_t)sizes;
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	expect(e, 0, "CREATE member sizes 64K, 128K, 192K");
+	if (e)
+		return;
+	memset(&info, 0, sizeof(info));
+	info.hdr.version = MQSTRIPE_ABI_VERSION;
+	info.hdr.size = sizeof(info);
+	info.index = c.index;
+	info.members_cap = 3;
+	info.members_ptr = (__u64)(uintptr_t)mi;
+	e = xioctl(MQSTRIPE_IOC_INFO, &info);
+	ktap_result(!e && info.capacity_bytes == 6 * ch &&
+		    info.member_data_bytes == ch && mi[0].data_bytes == ch &&
+		    mi[1].data_bytes == 2 * ch && mi[2].data_bytes == 3 * ch,
+		    "INFO of member sizes: capacity %llu (want %llu), member_data %llu, members %llu %llu %llu",
+		    (unsigned long long)info.capacity_bytes,
+		    (unsigned long long)(6 * ch),
+		    (unsigned long long)info.member_data_bytes,
+		    (unsigned long long)mi[0].data_bytes,
+		    (unsigned long long)mi[1].data_bytes,
+		    (unsigned long long)mi[2].data_bytes);
+	z = (struct mqstripe_resize){ .hdr = HDR(z), .index = c.index,
+				      .member_data_bytes = 2 * ch };
+	expect(xioctl(MQSTRIPE_IOC_RESIZE, &z), EOPNOTSUPP,
+	       "RESIZE of an array of zones");
+	expect(do_remove(c.index), 0, "REMOVE the array of zones");
+}
+
 static void t_create(void)
 {
 	struct mqstripe_create c;
@@ -483,8 +565,8 @@ static void t_create(void)
 	c.reserved0 = 1;
 	bad_create(&c, EINVAL, -1, 0, "CREATE reserved0 1");
 	create_init(&c, fds, 3);
-	c.reserved[4] = 1;
-	bad_create(&c, EINVAL, -1, 0, "CREATE reserved[4] 1");
+	c.reserved[3] = 1;
+	bad_create(&c, EINVAL, -1, 0, "CREATE reserved[3] 1");
 	create_init(&c, fds, 0);
 	bad_create(&c, EINVAL, -1, 0, "CREATE 0 members");
 	create_init(&c, fds, MQSTRIPE_MAX_MEMBERS + 1);
@@ -1142,7 +1224,7 @@ static void phase_output(void)
 		ok &= mi[i].slot == i && mi[i].state == MQSTRIPE_MEMBER_OK &&
 		      !mi[i].read_errors && !mi[i].write_errors &&
 		      !mi[i].flush_errors && mi[i].size_bytes &&
-		      all_bytes(&mi[i].reserved, 0, sizeof(mi[i].reserved)) &&
+		      mi[i].data_bytes == in.member_data_bytes &&
 		      !(mi[i].flags & MQSTRIPE_MEMBER_F_SLOW) &&
 		      mi[i].window_latency_us != 0xaaaaaaaa &&
 		      !fstat(fds[i], &sb) && mi[i].major == major(sb.st_rdev) &&
@@ -1150,7 +1232,7 @@ static void phase_output(void)
 	}
 	for (i = 2; i < MAX_REAL + 2; i++)
 		ok &= all_bytes(&mi[i], 0xaa, sizeof(mi[i]));
-	ktap_result(ok, "INFO members over 0xAA: 2 entries fully written (reserved 0), the rest untouched");
+	ktap_result(ok, "INFO members over 0xAA: 2 entries fully written (data_bytes the array's), the rest untouched");
 
 	memset(&l, 0xaa, sizeof(l));
 	l.hdr = (struct mqstripe_ioctl_hdr)HDR(l);
@@ -1371,6 +1453,7 @@ int main(int argc, char **argv)
 	t_version();
 	t_list();
 	t_create();
+	t_sizes();
 	t_list_order();
 	t_info_fault();
 	t_readonly();

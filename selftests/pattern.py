@@ -19,6 +19,12 @@ So any sector read back names where it was written and by which pass.
   pattern.py mapfill ARRAY|CAPACITY CHUNK DOFF SEED MEMBER...
         write the members directly so that the array reads as
         "check ARRAY 0 CAPACITY SEED" (no array needed: give its capacity)
+  pattern.py zonecheck CHUNK DOFF SEED MEMBER:BYTES... [--range OFF:LEN]...
+        members of unequal size (zones): the members hold, where the rule
+        puts it, what "fill ARRAY OFF LEN SEED" wrote through the array in
+        each range (default: all of it).  The rule, by brute force: at each
+        member byte b (from DOFF, chunk by chunk), each member (in slot
+        order) holding data at b takes the next array chunk
   pattern.py rw read|write DEV OFF LEN   one O_DIRECT IO: prints OK or the
         errno name, exit 0 on success, 1 on an IO error
   pattern.py regions DEV SEED OFF:LEN:zero|pat...
@@ -256,6 +262,53 @@ def mapwalk(args, write):
     return 0
 
 
+def zonecheck(args, ranges):
+    chunk, doff, seed = num(args[0]), num(args[1]), num(args[2])
+    members = []
+    for a in args[3:]:
+        path, size = a.rsplit(":", 1)
+        members.append((path, num(size)))
+    table = []          # array chunk -> (slot, member chunk)
+    b = 0
+    while True:
+        row = [m for m, (_, size) in enumerate(members) if size > b * chunk]
+        if not row:
+            break
+        table.extend((m, b) for m in row)
+        b += 1
+    cap = len(table) * chunk
+    if not ranges:
+        ranges = [(0, cap)]
+    p = Pat(seed)
+    devs = [Dev(path) for path, _ in members]
+    bad = 0
+    for off, length in ranges:
+        if off + length > cap:
+            print("range %d+%d is past the array's %d bytes" % (off, length, cap))
+            return 1
+        pos = off
+        while pos < off + length:
+            c = pos // chunk
+            n = min(chunk - pos % chunk, off + length - pos, MAXIO)
+            m, row = table[c]
+            moff = doff + row * chunk + pos % chunk
+            got = devs[m].pread(moff, n)
+            exp = p.get(pos, n)
+            if got != exp:
+                bad += 1
+                if bad <= 5:
+                    print("slot %d (%s), array byte %d (chunk %d): %s"
+                          % (m, members[m][0], pos, c,
+                             describe(got, exp, moff)))
+            pos += n
+    for d in devs:
+        d.close(sync=False)
+    if bad:
+        print("%d pieces differ from the zone rule" % bad)
+        return 1
+    return 0
+
+
 def rw(op, dev, off, length):
     try:
         d = Dev(dev, write=(op == "write"))
@@ -317,6 +370,10 @@ def main(argv):
         elif args[i] == "--sizes" and i + 1 < len(args):
             opts["vary"] = [min(num(x), MAXIO) for x in args[i + 1].split(",")]
             i += 2
+        elif args[i] == "--range" and i + 1 < len(args):
+            o, n = args[i + 1].split(":")
+            opts.setdefault("ranges", []).append((num(o), num(n)))
+            i += 2
         elif args[i] == "--buf-offset" and i + 1 < len(args):
             opts["bufoff"] = num(args[i + 1])
             i += 2
@@ -345,6 +402,8 @@ def main(argv):
             return check(pos[0], num(pos[1]), num(pos[2]), 0, 0, zero=True)
         if cmd in ("mapcheck", "mapfill") and len(pos) >= 5:
             return mapwalk(pos, cmd == "mapfill")
+        if cmd == "zonecheck" and len(pos) >= 4:
+            return zonecheck(pos, opts.get("ranges", []))
         if cmd == "regions" and len(pos) >= 3:
             bad = 0
             for r in pos[2:]:

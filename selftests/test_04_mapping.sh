@@ -48,20 +48,6 @@ guard() {
 	return $ok
 }
 
-# steps DESC PATTERN-ARGS...: a step of the next steps_run, which runs
-# them in order in one pattern.py (batch), each a check
-STEPS=()
-steps() {
-	local line
-	printf -v line '%s\t' "$@"
-	STEPS+=("${line%$'\t'}")
-}
-steps_run() {
-	printf '%s\n' "${STEPS[@]}" >"$MQS_TMP/steps"
-	STEPS=()
-	import_checks "" pattern batch <"$MQS_TMP/steps"
-}
-
 # geometry NAME CHUNK DOFF [create options] -- MEMBER...
 # The members are written directly only while no array holds them (the
 # module may open them with write restrictions).
@@ -137,5 +123,8 @@ for i in 3 4; do
 		mqs_die "dmsetup create slice $i"
 	S+=("$DM_DEV")
 done
-geometry "5 members, 128K chunk, default offset" 131072 "$MQS_DEFAULT_DATA_OFFSET" -- "${S[@]}"
+# members of two sizes: --size uses the same part of each (one zone, the
+# rule above; the larger members' rest untouched: the guard bands)
+geometry "5 members of two sizes, 128K chunk, default offset, --size 40M" \
+	131072 "$MQS_DEFAULT_DATA_OFFSET" --size 40M -- "${S[@]}"
 mqs_finish

@@ -93,7 +93,9 @@ struct mqstripe_ioctl_hdr {
 #define MQSTRIPE_FEAT_MEMBER_DATA_BYTES	(1ULL << 10)
 /* MQSTRIPE_IOC_RESIZE: a running array grows onto its members' new room */
 #define MQSTRIPE_FEAT_RESIZE		(1ULL << 11)
-#define MQSTRIPE_FEAT_ALL		((1ULL << 12) - 1)
+/* CREATE takes MQSTRIPE_CREATE_F_MEMBER_SIZES (members of unequal size) */
+#define MQSTRIPE_FEAT_MEMBER_SIZES	(1ULL << 12)
+#define MQSTRIPE_FEAT_ALL		((1ULL << 13) - 1)
 
 /**
  * struct mqstripe_version - MQSTRIPE_IOC_GET_VERSION
@@ -128,7 +130,9 @@ struct mqstripe_version {
 #define MQSTRIPE_CREATE_F_READONLY	(1U << 3)
 /* use @member_data_bytes of every member, else all that fits */
 #define MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES	(1U << 4)
-#define MQSTRIPE_CREATE_F_ALL		((1U << 5) - 1)
+/* use each member's own data size, @member_sizes_ptr: zones */
+#define MQSTRIPE_CREATE_F_MEMBER_SIZES	(1U << 5)
+#define MQSTRIPE_CREATE_F_ALL		((1U << 6) - 1)
 
 /*
  * Why a CREATE failed (error_code), with error_member naming the member
@@ -204,6 +208,21 @@ enum mqstripe_error_code {
  *	must be zero, and every member gives what the smallest member holds
  *	after the data offset, rounded down to the chunk.  The module has
  *	the flag when GET_VERSION reports MQSTRIPE_FEAT_MEMBER_DATA_BYTES.
+ *	Not with MQSTRIPE_CREATE_F_MEMBER_SIZES (EINVAL).
+ * @member_sizes_ptr: in, with MQSTRIPE_CREATE_F_MEMBER_SIZES: user
+ *	pointer to @nr_members __u64, each member's data bytes (from the data
+ *	offset on), in slot order; without the flag it must be zero.  Each
+ *	greater than 0 and a multiple of the chunk, else EINVAL
+ *	(MQSTRIPE_ERR_GEOMETRY, @error_member naming it); a member smaller
+ *	than the data offset plus its size is ENOSPC (MQSTRIPE_ERR_TOO_SMALL,
+ *	@error_member); a sum too large for the block layer is EINVAL
+ *	(MQSTRIPE_ERR_GEOMETRY, no member).  Members of unequal size make
+ *	zones (md raid0's rule, docs/FORMAT.md "The layout"): the first
+ *	stripes over every member up to the smallest size, the next over the
+ *	members that are larger, and so on; the capacity is the sum of the
+ *	sizes.  Equal sizes are one zone, as MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES
+ *	makes.  The module has the flag when GET_VERSION reports
+ *	MQSTRIPE_FEAT_MEMBER_SIZES.
  * @reserved: must be zero.
  *
  * Errors: EINVAL (header, geometry, name, duplicate member, zoned member,
@@ -226,7 +245,8 @@ struct mqstripe_create {
 	__u32 error_code;
 	__u32 reserved0;
 	__u64 member_data_bytes;
-	__u64 reserved[5];
+	__u64 member_sizes_ptr;
+	__u64 reserved[4];
 };
 
 /**
@@ -319,6 +339,9 @@ struct mqstripe_rename {
  * @reserved0: must be zero.
  * @reserved: must be zero.
  *
+ * An array of several zones (MQSTRIPE_CREATE_F_MEMBER_SIZES with
+ * unequal sizes) does not grow: EOPNOTSUPP, nothing changed.
+ *
  * Layout version 1 puts array chunk c at row c / nr_members of member
  * c % nr_members (docs/FORMAT.md), so more rows extend the array at its
  * end and nothing already written moves: the array grows online, under
@@ -332,8 +355,8 @@ struct mqstripe_rename {
  * (@member_data_bytes not a multiple of the chunk, less than the array's,
  * or an array too large for the block layer; header, reserved fields),
  * ENOSPC (a member is too small: @error_member), EIO (a member is faulty
- * or gone: the array is failed), EROFS (assembled read-only), EPERM,
- * EFAULT.
+ * or gone: the array is failed), EROFS (assembled read-only), EOPNOTSUPP
+ * (an array of several zones), EPERM, EFAULT.
  */
 struct mqstripe_resize {
 	struct mqstripe_ioctl_hdr hdr;
@@ -379,7 +402,10 @@ struct mqstripe_resize {
  * @window_latency_us: the member's mean completion latency over the last
  *	window (a second) with IO on it, in us; zero without
  *	MQSTRIPE_FEAT_IO_STATS and before any IO.
- * @reserved: zero.
+ * @data_bytes: bytes of the member the array uses for data, from the data
+ *	offset on: the array's @member_data_bytes for every member, but in an
+ *	array of several zones, each member's own; zero from a module without
+ *	MQSTRIPE_FEAT_MEMBER_SIZES.
  */
 struct mqstripe_member_info {
 	__u32 major;
@@ -392,7 +418,7 @@ struct mqstripe_member_info {
 	__u64 flush_errors;
 	__u32 flags;
 	__u32 window_latency_us;
-	__u64 reserved;
+	__u64 data_bytes;
 };
 
 /**
@@ -409,7 +435,9 @@ struct mqstripe_member_info {
  * @chunk_bytes: out.
  * @data_offset_bytes: out.
  * @capacity_bytes: out: size of the array device.
- * @member_data_bytes: out: bytes of each member used for data.
+ * @member_data_bytes: out: bytes of each member used for data; in an
+ *	array of several zones, the first zone's (the smallest member's):
+ *	each member's own is its struct mqstripe_member_info.data_bytes.
  * @queue_depth: out: requests of the array, shared by its hardware
  *	contexts.
  * @nr_hw_queues: out: hardware contexts.

@@ -81,6 +81,11 @@ SEGMENT_FIELDS = [
     (0x28, "24s", "reserved"),
 ]
 TABLE = {1: (0x100, 240), 2: (0x200, 224)}
+# feature_incompat bit 0, MEMBER_SIZES (format 2): each slot's data bytes
+# (256 x le64 at 0x200), the member table at 0xa00 (96 entries)
+MEMBER_SIZES = 1 << 0
+SIZES_OFFSET, SIZES_SLOTS = 0x200, 256
+SIZES_TABLE = (0xa00, 96)
 
 
 def crc32c(data, crc=0):
@@ -134,6 +139,12 @@ def parse(block, at=SB_OFFSET):
     sb["name"] = raw_name.split(b"\0", 1)[0].decode("ascii", "replace")
     sb["reserved_zero"] = not any(sb.pop("reserved"))
     table_offset, table_slots = TABLE.get(version, TABLE[1])
+    sizes = None
+    if version == 2 and sb["feature_incompat"] & MEMBER_SIZES:
+        table_offset, table_slots = SIZES_TABLE
+        sizes = list(struct.unpack_from("<%dQ" % SIZES_SLOTS, block,
+                                        SIZES_OFFSET))
+        sb["member_data_bytes"] = sizes[:sb["nr_members"]]
     n = min(sb["nr_members"], table_slots)
     table = [block[table_offset + 16 * i:table_offset + 16 * (i + 1)]
              for i in range(table_slots)]
@@ -157,7 +168,7 @@ def parse(block, at=SB_OFFSET):
             return "bad-checksum"
         if version not in (1, 2):
             return "unknown-version"
-        if sb["feature_incompat"] != 0:
+        if sb["feature_incompat"] & ~MEMBER_SIZES:
             return "unknown-incompat-feature"
         if sb["layout_version"] != 1:
             return "unknown-layout"
@@ -201,6 +212,15 @@ def parse(block, at=SB_OFFSET):
             ]
         else:
             checks.append(at == SB_OFFSET)
+        if sb["feature_incompat"] & MEMBER_SIZES:
+            own = sizes[:nr] if sizes else []
+            checks += [
+                version == 2,
+                all(v > 0 and v % chunk == 0 for v in own),
+                not any(sizes[nr:]) if sizes else False,
+                bool(own) and sb["data_bytes"] == min(own),
+                sum(own) <= (1 << 63) - 1,
+            ]
         return "ok" if all(checks) else "invalid"
 
     sb["status"] = verdict()

@@ -539,6 +539,16 @@ static int start_group(struct asm_ctx *ctx, struct mqs_cand **m, uint32_t nr,
 	 */
 	sb = &m[mqs_newest(m, nr)]->sb;
 	data_bytes = sb->data_bytes;
+	if (ctx->grow && mqs_sb_zoned(sb)) {
+		char label[MQS_ERR_LEN];
+
+		mqs_array_label(sb, label, sizeof(label));
+		mqs_error("%s: assemble --grow: growing an array of members of unequal size (zones) is not supported yet; assemble it without --grow",
+			  label);
+		rc = MQS_EXIT_FAIL;
+		sbw_release(w, nr);
+		goto out;
+	}
 	if (ctx->grow && mqs_data_bytes(min_size, sb->data_offset_bytes,
 					sb->chunk_bytes) > data_bytes) {
 		char label[MQS_ERR_LEN];
@@ -572,6 +582,7 @@ start:
 		.chunk_bytes = sb->chunk_bytes,
 		.data_offset_bytes = sb->data_offset_bytes,
 		.member_data_bytes = data_bytes,
+		.member_sizes = mqs_sb_zoned(sb) ? sb->sizes : NULL,
 		/* the superblocks keep the name: a later start may have it */
 		.name = sb->name[0] && !taken ? sb->name : NULL,
 		.uuid = uuid,

@@ -450,6 +450,76 @@ out:
 	return rc;
 }
 
+/*
+ * How much of each member the array takes: each member's room after the
+ * data offset, in whole chunks (@sizes, by slot).  Equal rooms make one
+ * zone, as ever (@req->member_data_bytes for every member); unequal ones
+ * make zones (docs/FORMAT.md "The layout": every member's room is used),
+ * said in one line (@note, printed once the array runs), unless
+ * @size_given: @size bytes of array, the same from every member, one
+ * zone.  Format 1 has no room to record each member's size: unequal
+ * members there are refused (--size, or format 2).
+ */
+static int plan_sizes(struct mqs_create_req *req, uint64_t *sizes,
+		      bool size_given, uint64_t size, char *note,
+		      size_t note_len)
+{
+	uint64_t min = UINT64_MAX, max = 0, stripe, over_all, rest;
+	struct mqs_zone_desc z[MQSTRIPE_MAX_MEMBERS];
+	uint32_t i, n = req->nr_members, zones;
+	char a[32], b[32], c[32], d[32], e[32], f[32];
+
+	for (i = 0; i < n; i++) {
+		sizes[i] = mqs_data_bytes(req->members[i].size_bytes,
+					  req->data_offset_bytes,
+					  req->chunk_bytes);
+		if (sizes[i] < min)
+			min = sizes[i];
+		if (sizes[i] > max)
+			max = sizes[i];
+	}
+	req->member_data_bytes = min;
+	stripe = req->chunk_bytes * n;
+	if (size_given) {
+		if (!size || size % stripe || size / n > min) {
+			mqs_error("--size: %s is not a whole number of stripes (%u members x chunk %s = %s) from %s to %s (%u x the smallest member's %s of room)",
+				  mqs_size_exact(size, a, sizeof(a)), n,
+				  mqs_size_exact(req->chunk_bytes, b,
+						 sizeof(b)),
+				  mqs_size_exact(stripe, c, sizeof(c)),
+				  mqs_size_exact(stripe, d, sizeof(d)),
+				  mqs_size_exact(min * n, e, sizeof(e)), n,
+				  mqs_size_exact(min, f, sizeof(f)));
+			return MQS_EXIT_USAGE;
+		}
+		req->member_data_bytes = size / n;
+		return MQS_EXIT_OK;
+	}
+	if (min == max)
+		return MQS_EXIT_OK;
+	if (req->metadata == MQS_SB_VERSION_1) {
+		mqs_error("members of unequal size (room for %s to %s of data): superblock format 1 cannot record each member's size; give --size %s (every member used up to the smallest), or leave out --metadata 1 (format 2 uses all of every member, in zones)",
+			  mqs_size_exact(min, a, sizeof(a)),
+			  mqs_size_exact(max, b, sizeof(b)),
+			  mqs_size_exact(min * n, c, sizeof(c)));
+		return MQS_EXIT_USAGE;
+	}
+	req->member_sizes = sizes;
+	over_all = min * n;
+	rest = 0;
+	for (i = 0; i < n; i++)
+		rest += sizes[i] - min;
+	zones = mqs_zones_describe(sizes, n, z);
+	snprintf(note, note_len,
+		 "note: members of unequal size: the array is %s in %u zones; the first %s stripes over all %u members (up to the smallest, %s of each), the other %s over the members that are larger; --size %s makes one zone over all of them",
+		 mqs_size_exact(over_all + rest, a, sizeof(a)), zones,
+		 mqs_size_exact(over_all, b, sizeof(b)), n,
+		 mqs_size_exact(min, c, sizeof(c)),
+		 mqs_size_exact(rest, d, sizeof(d)),
+		 mqs_size_exact(over_all, e, sizeof(e)));
+	return MQS_EXIT_OK;
+}
+
 /* One superblock per member: the array fields, then slot and member UUID. */
 static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 			     const uint8_t uuid[16])
@@ -480,6 +550,12 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
 	sb->chunk_bytes = req->chunk_bytes;
 	sb->data_offset_bytes = req->data_offset_bytes;
 	sb->data_bytes = req->member_data_bytes;
+	if (req->member_sizes) {
+		/* zones: each member's own size; data_bytes the smallest */
+		sb->feature_incompat |= MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES;
+		for (i = 0; i < req->nr_members; i++)
+			sb->sizes[i] = req->member_sizes[i];
+	}
 	sb->array_lbs = array_lbs;
 	sb->ctime = (uint64_t)time(NULL);
 	sb->utime = sb->ctime;
@@ -520,17 +596,29 @@ static int build_superblocks(struct sbw *w, const struct mqs_create_req *req,
  * must not let "assemble --incremental" start the array first.
  */
 static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
-		     bool force)
+		     bool force, bool size_given, uint64_t size)
 {
+	char note[2 * MQS_ERR_LEN] = "";
 	struct mqs_ctl ctl;
+	uint64_t *sizes;
 	struct sbw *w;
 	uint32_t i, index;
 	bool started = false;
 	int rc, lock;
 
-	rc = ctl_open_or_report(&ctl);
-	if (rc)
+	sizes = calloc(req->nr_members, sizeof(*sizes));
+	if (!sizes) {
+		mqs_error("out of memory");
+		return MQS_EXIT_FAIL;
+	}
+	/* the sizes the superblocks record are the ones the module gets */
+	rc = plan_sizes(req, sizes, size_given, size, note, sizeof(note));
+	if (!rc)
+		rc = ctl_open_or_report(&ctl);
+	if (rc) {
+		free(sizes);
 		return rc;
+	}
 	lock = mqs_meta_lock(false);
 	rc = lock == -ETIMEDOUT ? MQS_EXIT_FAIL :
 	     check_not_running(&ctl, req, uuid);
@@ -547,8 +635,6 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 	}
 	for (i = 0; i < req->nr_members; i++)
 		sbw_init(&w[i], req->members[i].path);
-	/* the size the superblocks record is the one the module gets */
-	req->member_data_bytes = mqs_req_data_bytes(req);
 	rc = check_signatures(w, req->nr_members, force);
 	if (!rc)
 		rc = build_superblocks(w, req, uuid);
@@ -569,12 +655,16 @@ static int do_create(struct mqs_create_req *req, const uint8_t uuid[16],
 	/* no array: what --force wiped comes back */
 	if (!started)
 		sbw_unwipe_all(w, req->nr_members);
-	else
+	else if (note[0])
+		mqs_error("%s", note);
+	if (started)
 		rc = announce_array(&ctl, index);
 	sbw_free(w, req->nr_members);
 out_ctl:
 	mqs_meta_unlock(lock);
 	mqs_ctl_close(&ctl);
+	req->member_sizes = NULL;
+	free(sizes);
 	return rc;
 }
 
@@ -584,7 +674,8 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 	uint64_t offset = MQSTRIPE_DEFAULT_DATA_OFFSET_BYTES;
 	uint64_t depth = 0, metadata = MQS_SB_VERSION;
 	const char *name = NULL, *uuid_str = NULL;
-	bool depth_given = false, force = false;
+	bool depth_given = false, force = false, size_given = false;
+	uint64_t size = 0;
 	const struct opt opts[] = {
 		{ "chunk", 'c', OPT_SIZE, &chunk, NULL, "SIZE",
 		  "chunk size: a power of two from 4K to 16M and at least the members' physical block size; members x chunk at most 1G (default 512K)" },
@@ -596,6 +687,8 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 		  "requests of the array, shared by its hardware queues (one per CPU), 1..4096 (default: the members' nr_requests summed, 128..4096)" },
 		{ "data-offset", 'o', OPT_SIZE, &offset, NULL, "SIZE",
 		  "where data starts on every member: at least 12K, the end of the superblock's two copies at 4K and 8K (at least 8K for format 1), a multiple of 4K and of the members' physical block size (default 1M)" },
+		{ "size", 's', OPT_SIZE, &size, &size_given, "SIZE",
+		  "the array's size, the same part of every member (one zone striped over all of them): a whole number of stripes (members x chunk), at most members x the smallest member's room (default: all of every member; members of unequal size make zones)" },
 		{ "metadata", 'e', OPT_UINT, &metadata, NULL, "VERSION",
 		  "superblock format version: 2 (two copies with a generation counter; the default) or 1 (one copy, for stripectl older than format 2)" },
 		{ "force", 'f', OPT_FLAG, &force, NULL, NULL,
@@ -642,7 +735,7 @@ int cmd_create(const struct cmd *cmd, int argc, char **argv)
 
 	rc = check_members(members, nr, chunk, offset);
 	if (!rc)
-		rc = do_create(&req, uuid, force);
+		rc = do_create(&req, uuid, force, size_given, size);
 
 	for (i = 0; i < nr; i++)
 		if (members[i].fd >= 0)

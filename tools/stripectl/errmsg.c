@@ -217,6 +217,18 @@ void mqs_create_error(int err, uint32_t code, uint32_t member,
 		    who);
 		return;
 	case MQSTRIPE_ERR_TOO_SMALL:
+		/* its own recorded size does not fit (the member shrank) */
+		if (req->member_sizes && m &&
+		    m->size_bytes != MQS_SIZE_UNKNOWN) {
+			uint64_t own = req->member_sizes[member];
+
+			put(buf, len,
+			    "%s: member is too small: the array records %s of data on it after a data offset of %" PRIu64 " bytes, so needs %" PRIu64 " bytes, has %" PRIu64 " bytes",
+			    who, mqs_size_human(own, a, sizeof(a)),
+			    req->data_offset_bytes,
+			    req->data_offset_bytes + own, m->size_bytes);
+			return;
+		}
 		/* the recorded size does not fit (the member shrank) */
 		if (req->member_data_bytes && m &&
 		    m->size_bytes != MQS_SIZE_UNKNOWN &&
@@ -258,6 +270,13 @@ void mqs_create_error(int err, uint32_t code, uint32_t member,
 		    who, strerror(err));
 		return;
 	case MQSTRIPE_ERR_GEOMETRY:
+		if (req->member_sizes) {
+			put(buf, len,
+			    "%s%sthe module refused the member sizes (%u members, chunk %s): each must be a positive multiple of the chunk, and their sum at most 8E",
+			    m ? who : "", m ? ": " : "", req->nr_members,
+			    mqs_size_exact(req->chunk_bytes, a, sizeof(a)));
+			return;
+		}
 		put(buf, len,
 		    "%s%sthe module refused the geometry (%u members, chunk %s, data offset %s): the chunk must be a power of two from 4K to 16M, members x chunk at most 1G, the data offset a multiple of 4K",
 		    m ? who : "", m ? ": " : "", req->nr_members,

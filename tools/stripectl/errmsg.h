@@ -39,6 +39,8 @@ struct mqs_create_req {
 	uint64_t chunk_bytes;
 	uint64_t data_offset_bytes;	/* the one in effect */
 	uint64_t member_data_bytes;	/* recorded; 0: all the members hold */
+	/* each member's data bytes, by slot (zones); NULL: member_data_bytes */
+	const uint64_t *member_sizes;
 	uint64_t queue_depth;		/* 0: the module's default */
 	const char *name;		/* NULL: no name */
 	const char *uuid;		/* NULL: random */

@@ -47,6 +47,19 @@ static uint32_t table_len(const struct mqs_sb *sb)
 							 mqs_sb_table_slots(sb);
 }
 
+/*
+ * Members of unequal size: this member's data, the array's size and its
+ * zones, one line each (an array of equal members shows none of it).
+ */
+static void print_zones(const struct mqs_sb *sb)
+{
+	if (!mqs_sb_zoned(sb))
+		return;
+	print_size("this member's data:", sb->sizes[sb->slot]);
+	print_size("array size:", mqs_sb_capacity(sb));
+	zones_print(sb->sizes, sb->nr_members, 22);
+}
+
 /* The copy the superblock was taken from. */
 static const uint8_t *chosen_block(const struct mqs_cand *c)
 {
@@ -112,6 +125,7 @@ static void examine_text(const struct mqs_cand *c)
 	print_size("chunk:", sb->chunk_bytes);
 	print_size("data offset:", sb->data_offset_bytes);
 	print_size("data per member:", sb->data_bytes);
+	print_zones(sb);
 	printf("  %-22sarray %" PRIu32 ", this member %" PRIu32 " bytes (now %u)\n",
 	       "logical block size:", sb->array_lbs, sb->member_lbs, c->lbs);
 	printf("  %-22sbyte %" PRIu64 "\n", "superblock at:", sb->sb_offset);
@@ -200,6 +214,16 @@ static void examine_json(const struct mqs_cand *c)
 	json_add(o, "chunk_bytes", json_u64(sb->chunk_bytes));
 	json_add(o, "data_offset_bytes", json_u64(sb->data_offset_bytes));
 	json_add(o, "data_bytes", json_u64(sb->data_bytes));
+	if (mqs_sb_zoned(sb)) {
+		uint32_t j;
+
+		arr = json_object_new_array();
+		for (j = 0; j < sb->nr_members; j++)
+			json_object_array_add(arr, json_u64(sb->sizes[j]));
+		json_add(o, "member_data_bytes", arr);
+		json_add(o, "capacity_bytes", json_u64(mqs_sb_capacity(sb)));
+		json_add(o, "zones", json_zones(sb->sizes, sb->nr_members));
+	}
 	json_add(o, "array_logical_block_size_bytes", json_u64(sb->array_lbs));
 	json_add(o, "member_logical_block_size_bytes",
 		 json_u64(sb->member_lbs));
@@ -260,6 +284,9 @@ static void examine_export(const struct mqs_cand *c)
 	printf("MQSTRIPE_DATA_OFFSET_BYTES=%" PRIu64 "\n",
 	       sb->data_offset_bytes);
 	printf("MQSTRIPE_DATA_BYTES=%" PRIu64 "\n", sb->data_bytes);
+	if (mqs_sb_zoned(sb))
+		printf("MQSTRIPE_MEMBER_DATA_BYTES=%" PRIu64 "\n",
+		       sb->sizes[sb->slot]);
 	printf("MQSTRIPE_LAYOUT=%" PRIu32 "\n", sb->layout);
 	printf("MQSTRIPE_EVENTS=%" PRIu64 "\n", sb->events);
 	printf("MQSTRIPE_STATE=%s\n", mqs_sb_state_name(sb->state));

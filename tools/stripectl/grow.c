@@ -152,6 +152,14 @@ static int check_growable(uint32_t index, const char *node,
 		return MQS_EXIT_FAIL;
 	}
 	for (i = 0; i < nr; i++) {
+		if (!members[i].data_bytes ||
+		    members[i].data_bytes == info->member_data_bytes)
+			continue;
+		grow_note(LOG_ERR, "%s: its members are of unequal size (the array is made of zones): growing such an array is not supported yet",
+			  node);
+		return MQS_EXIT_FAIL;
+	}
+	for (i = 0; i < nr; i++) {
 		if (members[i].state == MQSTRIPE_MEMBER_OK)
 			continue;
 		grow_note(LOG_ERR, "%s: slot %u (%s) is %s: a failed array does not grow (every member's superblock records the size); see 'stripectl status %s', and grow it once every member is ok",
@@ -207,13 +215,17 @@ static int module_resize(struct mqs_ctl *ctl, uint32_t index, const char *node,
  * array's end on it fails), said; MQS_EXIT_OK when none.
  */
 static int check_shrunk(const char *node, const struct mqstripe_info *info,
+			const struct mqstripe_member_info *members,
 			const struct livesb *rm, uint32_t nr)
 {
-	uint64_t per = info->member_data_bytes, room;
+	uint64_t per, room;
 	char a[32], b[32], c[32];
 	uint32_t i;
 
 	for (i = 0; i < nr; i++) {
+		/* its own size in an array of zones */
+		per = members[i].data_bytes ? members[i].data_bytes :
+					      info->member_data_bytes;
 		room = mqs_data_bytes(rm[i].cand.size_bytes,
 				      info->data_offset_bytes,
 				      info->chunk_bytes);
@@ -263,7 +275,7 @@ static int grow_array(struct mqs_ctl *ctl, uint32_t index,
 		return MQS_EXIT_FAIL;
 	}
 	if (livesb_read(node, info, members, &rm, &w, nr, &no_sb, &words) ||
-	    check_shrunk(node, info, rm, nr))
+	    check_shrunk(node, info, members, rm, nr))
 		goto out;
 	rc = MQS_EXIT_OK;
 	if (!grow)

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "output.h"
+#include "parse.h"
+#include "superblock.h"
 
 int table_init(struct table *t, int ncols, const char *const *headers,
 	       const bool *right, int max_rows)
@@ -113,4 +115,61 @@ int json_print(struct json_object *obj)
 	printf("%s\n", json_object_to_json_string_ext(doc, flags));
 	json_object_put(doc);
 	return fflush(stdout) ? -1 : 0;
+}
+
+/**
+ * zones_print() - the zones of an array of members of unequal size
+ * @sizes: each member's data bytes, by slot.
+ * @n: members.
+ * @width: of the label column (two spaces of indent before it).
+ *
+ * "zones: K", then a line per zone: its size and start in the array, its
+ * members, its part of each.  Nothing for members of one size.
+ *
+ * Return: the number of zones.
+ */
+uint32_t zones_print(const uint64_t *sizes, uint32_t n, int width)
+{
+	struct mqs_zone_desc z[MQSTRIPE_MAX_MEMBERS];
+	char a[32], b[32], c[32], d[32];
+	uint32_t i, nr = mqs_zones_describe(sizes, n, z);
+
+	if (nr < 2)
+		return nr;
+	printf("  %-*s%u (members of unequal size)\n", width, "zones:", nr);
+	for (i = 0; i < nr; i++)
+		printf("    zone %u: %s of the array from %s, over %u members, %s of each from data byte %s\n",
+		       i, mqs_size_exact(z[i].array_bytes, a, sizeof(a)),
+		       mqs_size_exact(z[i].array_start, b, sizeof(b)), z[i].nr,
+		       mqs_size_exact(z[i].member_bytes, c, sizeof(c)),
+		       mqs_size_exact(z[i].member_start, d, sizeof(d)));
+	return nr;
+}
+
+/**
+ * json_zones() - the zones of an array of members of unequal size, as a
+ *	JSON array of objects (array_start_bytes, array_bytes,
+ *	member_start_bytes, member_bytes, nr_members)
+ * @sizes: each member's data bytes, by slot.
+ * @n: members.
+ *
+ * Return: the new array (one entry for members of one size).
+ */
+struct json_object *json_zones(const uint64_t *sizes, uint32_t n)
+{
+	struct mqs_zone_desc z[MQSTRIPE_MAX_MEMBERS];
+	struct json_object *arr = json_object_new_array();
+	uint32_t i, nr = mqs_zones_describe(sizes, n, z);
+
+	for (i = 0; i < nr; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_add(o, "array_start_bytes", json_u64(z[i].array_start));
+		json_add(o, "array_bytes", json_u64(z[i].array_bytes));
+		json_add(o, "member_start_bytes", json_u64(z[i].member_start));
+		json_add(o, "member_bytes", json_u64(z[i].member_bytes));
+		json_add(o, "nr_members", json_u64(z[i].nr));
+		json_object_array_add(arr, o);
+	}
+	return arr;
 }

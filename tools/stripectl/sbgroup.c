@@ -136,6 +136,7 @@ static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
 		{ "layout version", x->layout, y->layout },
 		{ "array logical block size", x->array_lbs, y->array_lbs },
 		{ "creation time", x->ctime, y->ctime },
+		{ "member sizes", mqs_sb_zoned(x), mqs_sb_zoned(y) },
 	};
 	uint32_t i, n;
 
@@ -143,6 +144,14 @@ static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
 		if (fields[i].x != fields[i].y) {
 			snprintf(what, len, "%s (%" PRIu64 " vs %" PRIu64 ")",
 				 fields[i].label, fields[i].x, fields[i].y);
+			return true;
+		}
+	}
+	for (i = 0; mqs_sb_zoned(x) && i < x->nr_members; i++) {
+		if (x->sizes[i] != y->sizes[i]) {
+			snprintf(what, len, "data bytes of slot %" PRIu32
+				 " (%" PRIu64 " vs %" PRIu64 ")", i,
+				 x->sizes[i], y->sizes[i]);
 			return true;
 		}
 	}
@@ -621,7 +630,7 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 	for (s = 0; s < ref->nr_members; s++) {
 		const struct mqs_cand *m = c[slots[s]];
 		uint64_t need = m->sb.data_offset_bytes +
-				c[newest]->sb.data_bytes;
+				mqs_sb_slot_bytes(&c[newest]->sb, s);
 
 		if (m->lbs > m->sb.member_lbs) {
 			mqs_set_err(err, len,

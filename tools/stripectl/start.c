@@ -100,7 +100,8 @@ uint64_t mqs_req_data_bytes(const struct mqs_create_req *req)
  * start_array() - MQSTRIPE_IOC_CREATE with the members' open fds, in slot
  *	order, the UUID and the data offset always given, and the recorded
  *	data bytes per member (a module without MQSTRIPE_FEAT_MEMBER_DATA_BYTES
- *	gets none: it is refused unless the members give that size anyway)
+ *	gets none: it is refused unless the members give that size anyway),
+ *	or each member's own (MQSTRIPE_CREATE_F_MEMBER_SIZES: zones)
  * @ctl: open control device.
  * @req: the request (members[i].fd open, not exclusively).
  * @uuid: the array UUID.
@@ -119,7 +120,12 @@ int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
 	uint32_t i;
 	int rc;
 
-	if (req->member_data_bytes &&
+	if (req->member_sizes &&
+	    !(ctl->version.features & MQSTRIPE_FEAT_MEMBER_SIZES)) {
+		mqs_error("the loaded mqstripe module cannot start an array of members of unequal size, in zones (its features lack 'member_sizes': see 'stripectl --version'); update the module");
+		return MQS_EXIT_FAIL;
+	}
+	if (req->member_data_bytes && !req->member_sizes &&
 	    !(ctl->version.features & MQSTRIPE_FEAT_MEMBER_DATA_BYTES) &&
 	    req->member_data_bytes != mqs_req_data_bytes(req)) {
 		mqs_error("the loaded mqstripe module cannot start an array at its recorded size (its features lack 'member_data_bytes': see 'stripectl --version'): %s of data per member recorded, the members give %s; update the module",
@@ -145,8 +151,11 @@ int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
 	c.queue_depth = (uint32_t)req->queue_depth;
 	c.chunk_bytes = req->chunk_bytes;
 	c.data_offset_bytes = req->data_offset_bytes;
-	if (req->member_data_bytes &&
-	    (ctl->version.features & MQSTRIPE_FEAT_MEMBER_DATA_BYTES)) {
+	if (req->member_sizes) {
+		c.hdr.flags |= MQSTRIPE_CREATE_F_MEMBER_SIZES;
+		c.member_sizes_ptr = (uintptr_t)req->member_sizes;
+	} else if (req->member_data_bytes &&
+		   (ctl->version.features & MQSTRIPE_FEAT_MEMBER_DATA_BYTES)) {
 		c.hdr.flags |= MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES;
 		c.member_data_bytes = req->member_data_bytes;
 	}

@@ -64,6 +64,27 @@ struct status_view {
 };
 
 /*
+ * Each member's data bytes (INFO's data_bytes) into @sizes (room for
+ * MQSTRIPE_MAX_MEMBERS) when they are not all one size (an array of
+ * zones); else false (also from a module that does not say).
+ */
+static bool view_zoned(const struct status_view *v, uint64_t *sizes)
+{
+	bool unequal = false;
+	uint32_t i;
+
+	if (v->nr != v->info->nr_members)
+		return false;
+	for (i = 0; i < v->nr; i++) {
+		sizes[i] = v->members[i].data_bytes;
+		if (!sizes[i])
+			return false;
+		unequal |= sizes[i] != v->info->member_data_bytes;
+	}
+	return unequal;
+}
+
+/*
  * The superblock of a running member, if it carries one of this array
  * (read without claiming it: the module holds it).
  */
@@ -166,6 +187,8 @@ static int status_json(const struct status_view *v)
 	struct json_object *ql = json_object_new_object();
 	struct json_object *sbo = NULL;
 	char path[64], uuid[37], name[PATH_MAX];
+	uint64_t sizes[MQSTRIPE_MAX_MEMBERS];
+	bool zoned;
 	uint32_t i;
 
 	mqs_array_node(v->index, path, sizeof(path));
@@ -189,6 +212,9 @@ static int status_json(const struct status_view *v)
 	json_add(o, "member_data_bytes", json_u64(v->info->member_data_bytes));
 	json_add(o, "queue_depth", json_u64(v->info->queue_depth));
 	json_add(o, "nr_hw_queues", json_u64(v->info->nr_hw_queues));
+	zoned = view_zoned(v, sizes);
+	if (zoned)
+		json_add(o, "zones", json_zones(sizes, v->nr));
 
 	for (i = 0; i < v->nr; i++) {
 		const struct mqstripe_member_info *m = &v->members[i];
@@ -201,6 +227,8 @@ static int status_json(const struct status_view *v)
 		json_add(mo, "major", json_u64(m->major));
 		json_add(mo, "minor", json_u64(m->minor));
 		json_add(mo, "size_bytes", json_u64(m->size_bytes));
+		if (zoned)
+			json_add(mo, "data_bytes", json_u64(m->data_bytes));
 		json_add(mo, "state",
 			 json_object_new_string(member_state_name(m->state)));
 		json_add(mo, "read_errors", json_u64(m->read_errors));
@@ -318,6 +346,7 @@ static int status_text(const struct status_view *v)
 		true, false, true, false, true, true, true, false,
 	};
 	char path[PATH_MAX], uuid[37], buf[128];
+	uint64_t sizes[MQSTRIPE_MAX_MEMBERS];
 	struct table t;
 	uint32_t i;
 
@@ -337,6 +366,8 @@ static int status_text(const struct status_view *v)
 	print_size_line("data offset:", v->info->data_offset_bytes);
 	print_size_line("capacity:", v->info->capacity_bytes);
 	print_size_line("member data:", v->info->member_data_bytes);
+	if (view_zoned(v, sizes))
+		zones_print(sizes, v->nr, 18);
 	printf("  %-18s%u\n", "queue depth:", v->info->queue_depth);
 	printf("  %-18s%u\n", "hw queues:", v->info->nr_hw_queues);
 	for (i = 0; i < v->nr && !v->has_sb[i]; i++)

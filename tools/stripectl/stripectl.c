@@ -53,7 +53,13 @@ static const struct cmd commands[] = {
 "the array again from them, in slot order whatever the device names.\n"
 "Members that carry a filesystem, a partition table, an md or LVM\n"
 "signature or an mqstripe superblock are refused, naming what was found,\n"
-"unless --force wipes it.  A member in use is refused even with --force.",
+"unless --force wipes it.  A member in use is refused even with --force.\n"
+"\n"
+"The array uses all of every member after the data offset.  Members of\n"
+"unequal size make zones (as md's RAID0): the first stripes over all\n"
+"members up to the smallest, the next over the larger ones, and so on;\n"
+"create says so in one line.  --size SIZE uses the same part of every\n"
+"member instead (one zone).",
 		.min_args = 1,
 		.max_args = -1,
 		.missing = "no members given",
@@ -266,7 +272,8 @@ static const struct cmd commands[] = {
 "change uevent (RESIZE=1) follows, after which the file system on it\n"
 "grows with 'xfs_growfs MOUNTPOINT' or 'resize2fs'.  An array never\n"
 "shrinks, and one assembled --readonly or with a faulty or gone member\n"
-"is refused.  With --on-resize, ARRAY is a member that reported a new\n"
+"is refused, and so is an array of members of unequal size (zones:\n"
+"not supported yet).  With --on-resize, ARRAY is a member that reported a new\n"
 "size (the udev rule runs this): the running array holding it grows\n"
 "when mqstripe.conf says GROW auto (mqstripe.conf(5)) and every member\n"
 "has room, and in any case says when the member shrank below what the\n"
@@ -399,6 +406,7 @@ static void print_features(uint64_t features)
 		{ MQSTRIPE_FEAT_RENAME, "rename" },
 		{ MQSTRIPE_FEAT_MEMBER_DATA_BYTES, "member_data_bytes" },
 		{ MQSTRIPE_FEAT_RESIZE, "resize" },
+		{ MQSTRIPE_FEAT_MEMBER_SIZES, "member_sizes" },
 	};
 	const char *sep = "";
 	size_t i;

@@ -127,12 +127,56 @@ void mqs_sb_encode(const struct mqs_sb *sb, uint8_t *block)
  * mqs_sb_table_slots() - member UUIDs a superblock of this format holds
  * @sb: the superblock (its @version counts).
  *
- * Return: 240 for format version 1, 224 for version 2 (docs/FORMAT.md).
+ * Return: 240 for format version 1, 224 for version 2, 96 for version 2
+ * with member sizes (docs/FORMAT.md).
  */
 uint32_t mqs_sb_table_slots(const struct mqs_sb *sb)
 {
-	return sb->version == MQS_SB_VERSION_1 ? MQS_SB_TABLE_SLOTS :
-						 MQS_SB_V2_TABLE_SLOTS;
+	if (sb->version == MQS_SB_VERSION_1)
+		return MQS_SB_TABLE_SLOTS;
+	return mqs_sb_zoned(sb) ? MQS_SB_V2_SIZES_TABLE_SLOTS :
+				  MQS_SB_V2_TABLE_SLOTS;
+}
+
+/**
+ * mqs_sb_zoned() - does the superblock record each member's size
+ * @sb: the superblock.
+ *
+ * Return: true with MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES (format version 2).
+ */
+bool mqs_sb_zoned(const struct mqs_sb *sb)
+{
+	return sb->version == MQS_SB_VERSION_2 &&
+	       (sb->feature_incompat & MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES);
+}
+
+/**
+ * mqs_sb_slot_bytes() - data bytes of the member in a slot
+ * @sb: the superblock.
+ * @slot: below @sb->nr_members.
+ *
+ * Return: its entry of the size table, or @sb->data_bytes (every member's)
+ * without one.
+ */
+uint64_t mqs_sb_slot_bytes(const struct mqs_sb *sb, uint32_t slot)
+{
+	return mqs_sb_zoned(sb) ? sb->sizes[slot] : sb->data_bytes;
+}
+
+/**
+ * mqs_sb_capacity() - the array's bytes by a superblock
+ * @sb: a valid superblock.
+ *
+ * Return: the sum of the members' data bytes.
+ */
+uint64_t mqs_sb_capacity(const struct mqs_sb *sb)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < sb->nr_members; i++)
+		sum += mqs_sb_slot_bytes(sb, i);
+	return sum;
 }
 
 /**
@@ -149,8 +193,10 @@ uint64_t mqs_sb_min_data_offset(uint32_t version)
 
 static uint32_t table_off(const struct mqs_sb *sb)
 {
-	return sb->version == MQS_SB_VERSION_1 ? MQS_SB_OFF_TABLE :
-						 MQS_SB_OFF_V2_TABLE;
+	if (sb->version == MQS_SB_VERSION_1)
+		return MQS_SB_OFF_TABLE;
+	return mqs_sb_zoned(sb) ? MQS_SB_OFF_V2_SIZES_TABLE :
+				  MQS_SB_OFF_V2_TABLE;
 }
 
 /* Version 2: the one segment, the header's geometry; the others zero. */
@@ -214,6 +260,10 @@ void mqs_sb_encode_over(const struct mqs_sb *sb, uint8_t *block)
 		put_le64(block + MQS_SB_OFF_RESHAPE_POS, sb->reshape_pos);
 		encode_segments(sb, block);
 	}
+	if (mqs_sb_zoned(sb))
+		for (i = 0; i < MQSTRIPE_MAX_MEMBERS; i++)
+			put_le64(block + MQS_SB_OFF_V2_SIZES + 8 * i,
+				 i < sb->nr_members ? sb->sizes[i] : 0);
 	n = sb->nr_members < slots ? sb->nr_members : slots;
 	memset(block + table_off(sb), 0, slots * MQSTRIPE_UUID_LEN);
 	for (i = 0; i < n; i++)
@@ -289,6 +339,10 @@ static void decode_fields(const uint8_t *block, struct mqs_sb *sb)
 		sb->nr_segments = get_le32(block + MQS_SB_OFF_NR_SEGMENTS);
 		sb->reshape_pos = get_le64(block + MQS_SB_OFF_RESHAPE_POS);
 	}
+	if (mqs_sb_zoned(sb))
+		for (i = 0; i < MQSTRIPE_MAX_MEMBERS; i++)
+			sb->sizes[i] = get_le64(block + MQS_SB_OFF_V2_SIZES +
+						8 * i);
 	for (i = 0; i < mqs_sb_table_slots(sb); i++)
 		memcpy(sb->table[i],
 		       block + table_off(sb) + i * MQSTRIPE_UUID_LEN,
@@ -485,6 +539,54 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
+/*
+ * The member size table (MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES): format 2
+ * only; each slot's size a positive multiple of the chunk that fits after
+ * the data offset, the unused entries zero, @data_bytes the smallest, and
+ * a sum that fits the block layer (a signed 64-bit byte count).
+ */
+static void check_sizes(const struct mqs_sb *sb, char *why, size_t len)
+{
+	uint64_t min = UINT64_MAX, sum = 0;
+	uint32_t i;
+
+	if (!(sb->feature_incompat & MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES))
+		return;
+	if (sb->version != MQS_SB_VERSION_2) {
+		snprintf(why, len, "member sizes in format version %" PRIu32
+			 " (they need format 2)", sb->version);
+		return;
+	}
+	for (i = 0; i < MQSTRIPE_MAX_MEMBERS; i++) {
+		uint64_t s = sb->sizes[i];
+
+		if (i >= sb->nr_members) {
+			if (s) {
+				snprintf(why, len,
+					 "the member size of unused slot %" PRIu32 " is not zero",
+					 i);
+				return;
+			}
+			continue;
+		}
+		if (!s || s % sb->chunk_bytes ||
+		    s > UINT64_MAX - sb->data_offset_bytes ||
+		    s > (uint64_t)INT64_MAX - sum) {
+			snprintf(why, len,
+				 "the data size %" PRIu64 " of slot %" PRIu32 " is not a positive multiple of the chunk",
+				 s, i);
+			return;
+		}
+		sum += s;
+		if (s < min)
+			min = s;
+	}
+	if (sb->data_bytes != min)
+		snprintf(why, len,
+			 "data size %" PRIu64 " is not the smallest member size %" PRIu64,
+			 sb->data_bytes, min);
+}
+
 /**
  * mqs_sb_check_fields() - the range checks of docs/FORMAT.md "Reading"
  * @sb: decoded superblock.
@@ -568,6 +670,8 @@ int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len)
 		snprintf(why, sizeof(why), "the name is not NUL-terminated");
 	else if (sb->name[0] && mqs_check_name(sb->name, NULL, 0))
 		snprintf(why, sizeof(why), "the name has characters outside A-Z a-z 0-9 . _ -");
+	else
+		check_sizes(sb, why, sizeof(why));
 
 	if (!why[0])
 		return 0;
@@ -649,4 +753,42 @@ uint64_t mqs_data_bytes(uint64_t min_member_bytes, uint64_t offset,
 	if (!chunk || min_member_bytes <= offset)
 		return 0;
 	return (min_member_bytes - offset) / chunk * chunk;
+}
+
+/**
+ * mqs_zones_describe() - the zones of an array (docs/FORMAT.md "The layout")
+ * @sizes: each member's data bytes, by slot (all > 0).
+ * @n: members.
+ * @zones: room for @n entries: filled in array order.
+ *
+ * Zone j covers member bytes [s_(j-1), s_j) of the members holding at
+ * least s_j, the distinct sizes s_1 < ... < s_k in order.
+ *
+ * Return: the number of zones (1 for equal sizes).
+ */
+uint32_t mqs_zones_describe(const uint64_t *sizes, uint32_t n,
+			    struct mqs_zone_desc *zones)
+{
+	uint64_t prev = 0, start = 0, s;
+	uint32_t nr = 0, i;
+
+	for (;;) {
+		s = 0;
+		for (i = 0; i < n; i++)
+			if (sizes[i] > prev && (!s || sizes[i] < s))
+				s = sizes[i];
+		if (!s)
+			return nr;
+		zones[nr].nr = 0;
+		for (i = 0; i < n; i++)
+			if (sizes[i] >= s)
+				zones[nr].nr++;
+		zones[nr].array_start = start;
+		zones[nr].member_start = prev;
+		zones[nr].member_bytes = s - prev;
+		zones[nr].array_bytes = (s - prev) * zones[nr].nr;
+		start += zones[nr].array_bytes;
+		prev = s;
+		nr++;
+	}
 }

@@ -40,6 +40,8 @@
  */
 #define MQS_SB_TABLE_SLOTS	240U
 #define MQS_SB_V2_TABLE_SLOTS	224U
+/* Version 2 with MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES: the sizes come first. */
+#define MQS_SB_V2_SIZES_TABLE_SLOTS	96U
 /* Version 2: the layout segments the block has room for. */
 #define MQS_SB_V2_SEGMENTS	4U
 
@@ -47,11 +49,16 @@
  * Feature flags.  A reader refuses a superblock with an incompatible flag
  * it does not know, may only read (start read-only, never write) an array
  * with a read-only-compatible flag it does not know (format version 2),
- * and ignores compatible ones it does not know.  None are defined yet.
+ * and ignores compatible ones it does not know.
+ *
+ * MEMBER_SIZES (format version 2): members of unequal size, each with its
+ * own data size in a per-slot table (@sizes); the array is made of zones
+ * (module/mqstripe_map.h).  An array of equal members never has it.
  */
+#define MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES	(1ULL << 0)
 #define MQS_SB_FEAT_COMPAT_KNOWN	0ULL
 #define MQS_SB_FEAT_RO_COMPAT_KNOWN	0ULL
-#define MQS_SB_FEAT_INCOMPAT_KNOWN	0ULL
+#define MQS_SB_FEAT_INCOMPAT_KNOWN	MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES
 
 /* The mapping rule (module/mqstripe_map.h, MQS_LAYOUT_VERSION). */
 #define MQS_SB_LAYOUT_STRIPE		1U
@@ -94,6 +101,9 @@ enum {
 	MQS_SB_OFF_V2_RESERVED		= 0x0d0,	/* 48 bytes, zero */
 	MQS_SB_OFF_SEGMENTS		= 0x100,	/* 4 x 64 bytes */
 	MQS_SB_OFF_V2_TABLE		= 0x200,	/* 224 x 16 bytes */
+	/* format version 2 with MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES */
+	MQS_SB_OFF_V2_SIZES		= 0x200,	/* 256 x le64 */
+	MQS_SB_OFF_V2_SIZES_TABLE	= 0xa00,	/* 96 x 16 bytes */
 };
 
 /* Version 2: one layout segment (64 bytes), offsets within it. */
@@ -123,7 +133,8 @@ enum {
  * @nr_members: number of members.
  * @chunk_bytes: chunk size in bytes.
  * @data_offset_bytes: start of the data on every member, in bytes.
- * @data_bytes: bytes of data on every member (a multiple of the chunk).
+ * @data_bytes: bytes of data on every member (a multiple of the chunk);
+ *	with MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES the smallest of @sizes.
  * @array_lbs: logical block size of the array (largest member's), bytes.
  * @member_lbs: logical block size of this member when written, bytes.
  * @ctime: creation time, seconds since 1970-01-01 UTC.
@@ -138,6 +149,8 @@ enum {
  *	the module's default (version 2; 0 in version 1).
  * @nr_segments: layout segments (version 2: 1; 0 in version 1).
  * @reshape_pos: array byte a reshape has reached, 0 for none (version 2).
+ * @sizes: with MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES, each slot's data bytes
+ *	(slots 0..@nr_members-1; the rest zero); else all zero.
  */
 struct mqs_sb {
 	uint32_t version;
@@ -166,6 +179,7 @@ struct mqs_sb {
 	uint32_t queue_depth;
 	uint32_t nr_segments;
 	uint64_t reshape_pos;
+	uint64_t sizes[MQSTRIPE_MAX_MEMBERS];
 };
 
 /* What decoding a block found, from worst to best. */
@@ -212,6 +226,9 @@ enum mqs_sb_status mqs_sb_decode_area(const uint8_t *area, size_t area_len,
 unsigned int mqs_sb_encode_area(const struct mqs_sb *sb, const uint8_t *from,
 				uint8_t *area);
 uint32_t mqs_sb_table_slots(const struct mqs_sb *sb);
+bool mqs_sb_zoned(const struct mqs_sb *sb);
+uint64_t mqs_sb_slot_bytes(const struct mqs_sb *sb, uint32_t slot);
+uint64_t mqs_sb_capacity(const struct mqs_sb *sb);
 uint64_t mqs_sb_min_data_offset(uint32_t version);
 int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len);
 const char *mqs_sb_status_name(enum mqs_sb_status status);
@@ -222,5 +239,24 @@ const char *mqs_sb_shown_name(const char *name, char *buf);
 
 uint64_t mqs_data_bytes(uint64_t min_member_bytes, uint64_t offset,
 			uint64_t chunk);
+
+/**
+ * struct mqs_zone_desc - one zone of an array of members of unequal size
+ * @array_start: its first array byte.
+ * @array_bytes: its bytes in the array: @nr x @member_bytes.
+ * @member_start: where it starts on its members, after the data offset.
+ * @member_bytes: its bytes on each of its members.
+ * @nr: its members: those holding more than @member_start.
+ */
+struct mqs_zone_desc {
+	uint64_t array_start;
+	uint64_t array_bytes;
+	uint64_t member_start;
+	uint64_t member_bytes;
+	uint32_t nr;
+};
+
+uint32_t mqs_zones_describe(const uint64_t *sizes, uint32_t n,
+			    struct mqs_zone_desc *zones);
 
 #endif /* STRIPECTL_SUPERBLOCK_H */

@@ -93,7 +93,20 @@ struct fake_array {
 	uint32_t maj[MQSTRIPE_MAX_MEMBERS];
 	uint32_t min[MQSTRIPE_MAX_MEMBERS];
 	uint64_t size[MQSTRIPE_MAX_MEMBERS];
+	/* each member's own data bytes (MQSTRIPE_CREATE_F_MEMBER_SIZES), or 0 */
+	uint64_t data[MQSTRIPE_MAX_MEMBERS];
 };
+
+/* the array's bytes: every member's data, or member_data each */
+static uint64_t capacity(const struct fake_array *a)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < a->nr; i++)
+		sum += a->data[i] ? a->data[i] : a->member_data;
+	return sum;
+}
 
 static struct fake_array arrays[MAX_ARRAYS];
 static unsigned int nr_arrays;
@@ -381,6 +394,13 @@ static int create(struct mqstripe_create *c)
 	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES) &&
 	    c->member_data_bytes)
 		return -EINVAL;
+	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES) &&
+	    c->member_sizes_ptr)
+		return -EINVAL;
+	if ((c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES) &&
+	    (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES))
+		return create_fail(c, EINVAL, MQSTRIPE_ERR_GEOMETRY,
+				   MQSTRIPE_NO_MEMBER);
 	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_UUID) &&
 	    !all_zero(c->uuid, sizeof(c->uuid)))
 		return -EINVAL;
@@ -438,6 +458,19 @@ static int create(struct mqstripe_create *c)
 					   MQSTRIPE_NO_MEMBER);
 		need = c->member_data_bytes;
 	}
+	/* like the module: each member's own size, whole chunks */
+	if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES) {
+		const uint64_t *sizes =
+			(const uint64_t *)(uintptr_t)c->member_sizes_ptr;
+
+		for (i = 0; i < a->nr; i++) {
+			if (!sizes[i] || sizes[i] % a->chunk ||
+			    sizes[i] > (UINT64_MAX >> 1))
+				return create_fail(c, EINVAL,
+						   MQSTRIPE_ERR_GEOMETRY, i);
+			a->data[i] = sizes[i];
+		}
+	}
 	for (i = 0; i < a->nr; i++) {
 		struct stat st;
 		uint64_t size = 0;
@@ -457,7 +490,7 @@ static int create(struct mqstripe_create *c)
 		if (ioctl(fds[i], BLKGETSIZE64, &size))
 			return create_fail(c, EINVAL, MQSTRIPE_ERR_OPEN, i);
 		a->size[i] = size;
-		if (size < a->offset + need)
+		if (size < a->offset + (a->data[i] ? a->data[i] : need))
 			return create_fail(c, ENOSPC, MQSTRIPE_ERR_TOO_SMALL,
 					   i);
 		if (size < min_size)
@@ -467,6 +500,12 @@ static int create(struct mqstripe_create *c)
 	a->member_data = rows * a->chunk;
 	if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES)
 		a->member_data = c->member_data_bytes;
+	if (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES) {
+		a->member_data = UINT64_MAX;
+		for (i = 0; i < a->nr; i++)
+			if (a->data[i] < a->member_data)
+				a->member_data = a->data[i];
+	}
 	nr_arrays++;
 	save();
 	make_sysfs(a, c->hdr.flags & MQSTRIPE_CREATE_F_READONLY);
@@ -585,6 +624,10 @@ static int resize_array(struct mqstripe_resize *r)
 	a = find(r->index);
 	if (!a)
 		return -ENODEV;
+	/* like the module: an array of zones does not grow */
+	for (i = 0; i < a->nr; i++)
+		if (a->data[i] && a->data[i] != a->member_data)
+			return -EOPNOTSUPP;
 	if (!r->member_data_bytes || r->member_data_bytes % a->chunk ||
 	    r->member_data_bytes < a->member_data)
 		return -EINVAL;
@@ -600,7 +643,7 @@ static int resize_array(struct mqstripe_resize *r)
 		}
 	}
 	a->member_data = r->member_data_bytes;
-	r->capacity_bytes = a->member_data * a->nr;
+	r->capacity_bytes = capacity(a);
 	save();
 	return 0;
 }
@@ -666,7 +709,7 @@ static int info(struct mqstripe_info *in)
 	in->chunk_bytes = a->chunk;
 	in->data_offset_bytes = a->offset;
 	in->member_data_bytes = a->member_data;
-	in->capacity_bytes = a->member_data * a->nr;
+	in->capacity_bytes = capacity(a);
 	in->queue_depth = a->qd;
 	in->nr_hw_queues = 2;
 	memcpy(in->name, a->name, sizeof(in->name));
@@ -684,6 +727,7 @@ static int info(struct mqstripe_info *in)
 			     env_slot("FAKE_MQS_FAULTY") == i ?
 			     MQSTRIPE_MEMBER_FAULTY : MQSTRIPE_MEMBER_OK;
 		m[i].size_bytes = a->size[i];
+		m[i].data_bytes = a->data[i] ? a->data[i] : a->member_data;
 		if (m[i].state == MQSTRIPE_MEMBER_FAULTY) {
 			m[i].read_errors = 3;
 			m[i].write_errors = 1;

@@ -75,7 +75,7 @@ jq_is() {	# jq_is FILTER VALUE: the JSON on stdout has it
 # --- version and an empty list ---
 sc --version
 check "--version shows the module" \
-	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly clear rename member_data_bytes resize)$' "$TMP/out"
+	grep -q '^mqstripe module 0.1.0-fake (ABI version 1, features: discard write_zeroes flush_fua error_member poll nowait readonly clear rename member_data_bytes resize member_sizes)$' "$TMP/out"
 sc list
 check "list without arrays: no output, exit 0" eval 'rc_is 0 && [ ! -s "$TMP/out" ] && no_err'
 sc list --json
@@ -1599,5 +1599,57 @@ sc create --name order "$L3"
 check "create --name of a stopped array's name: its devices named in slot order" \
 	eval 'rc_is 1 && grep -q "already the name of array [0-9a-f-]* (not running) on $L2, $L0, $L1: pick another name" "$TMP/err"'
 quiet zero-superblock "$L0" "$L1" "$L2"
+
+# --- members of unequal size (512M, 768M, 1G): zones; the capacity is the
+# sum, create says so, status and examine show it, the sizes survive an
+# assemble in another order; grow, format 1 refuse; --size: one zone
+truncate -s 512M "$TMP/disk2"
+truncate -s 768M "$TMP/disk3"
+losetup -c "$L2" && losetup -c "$L3"
+Z=("$L2" "$L3" "$L4")
+zsc() {	# sc with the loop devices' own sizes
+	local keep=$FAKE_MQS_MEMBER_SIZE
+	unset FAKE_MQS_MEMBER_SIZE
+	sc "$@"
+	export FAKE_MQS_MEMBER_SIZE=$keep
+}
+cap_line() { LD_PRELOAD=$FAKE "$STRIPECTL" status zf | sed -n 's/^  capacity: *\([0-9]*\) bytes.*/\1/p'; }
+zsc create --metadata 1 --chunk 64K --name zf "${Z[@]}"
+check "create --metadata 1 over members of unequal size: refused, saying what to do" \
+	eval 'rc_is 2 && err_is "^stripectl: members of unequal size \(room for 511M to 1023M of data\): superblock format 1 cannot record each member.s size; give --size 1533M" && [ -z "$(list_names)" ]'
+zsc create --force --chunk 64K --name zf "${Z[@]}"
+check "create over members of unequal size: all of each, in 3 zones, said in one line" \
+	eval 'rc_is 0 && grep -qE "^stripectl: note: members of unequal size: the array is 2301M in 3 zones; the first 1533M stripes over all 3 members \(up to the smallest, 511M of each\), the other 768M over the members that are larger; --size 1533M makes one zone over all of them$" "$TMP/err" && [ "$(cap_line)" = $((2301 << 20)) ]'
+check "examine: each member's own size, the capacity, the zones" \
+	eval '[ "$(ex "$L3" MQSTRIPE_MEMBER_DATA_BYTES) $(ex "$L3" MQSTRIPE_DATA_BYTES)" = "$((767 << 20)) $((511 << 20))" ]'
+sc status zf
+check "status: 3 zones, the last over one member" \
+	eval 'rc_is 0 && grep -q "^  zones: *3 (members of unequal size)" "$TMP/out" && grep -q "zone 2: 256M of the array from 2045M, over 1 members, 256M of each from data byte 767M" "$TMP/out"'
+if have_jq; then
+	sc status --json zf
+	check "status --json: each member's data_bytes, the zones" \
+		eval 'rc_is 0 && jq_is "[.members[].data_bytes, (.zones | length)]" "[$((511 << 20)),$((767 << 20)),$((1023 << 20)),3]"'
+fi
+sc grow zf
+check "grow: refused for an array of zones, saying so" \
+	eval 'rc_is 1 && err_is "its members are of unequal size \(the array is made of zones\): growing such an array is not supported yet$"'
+quiet stop zf
+zsc assemble "$L4" "$L2" "$L3"
+check "assemble in another order: the same zones and capacity" \
+	eval 'rc_is 0 && [ "$(cap_line)" = $((2301 << 20)) ]'
+quiet stop zf
+zsc assemble --grow "${Z[@]}"
+check "assemble --grow: refused for an array of zones" \
+	eval 'rc_is 1 && err_is "assemble --grow: growing an array of members of unequal size \(zones\) is not supported yet" && [ -z "$(list_names)" ]'
+zsc create --force --chunk 64K --size 1000M --name zf "${Z[@]}"
+check "create --size not whole stripes: refused" \
+	eval 'rc_is 2 && err_is "^stripectl: --size: 1000M is not a whole number of stripes \(3 members x chunk 64K = 192K\) from 192K to 1533M" && [ -z "$(list_names)" ]'
+zsc create --force --chunk 64K --size 1533M --name zf "${Z[@]}"
+check "create --size 1533M: one zone over all members, no member sizes recorded" \
+	eval 'rc_is 0 && no_err && [ "$(cap_line)" = $((1533 << 20)) ] && [ -z "$(ex "$L3" MQSTRIPE_MEMBER_DATA_BYTES)" ]'
+quiet stop zf
+quiet zero-superblock "${Z[@]}"
+truncate -s 1G "$TMP/disk2" "$TMP/disk3"
+losetup -c "$L2" && losetup -c "$L3"
 
 finish

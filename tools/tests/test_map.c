@@ -15,6 +15,15 @@
  * the module accepts (members x chunk > 1G): the arithmetic must hold
  * anyway.  Sectors: small, at chunk and stripe boundaries, random, and
  * near 2^50.  The PRNG is seeded: every run checks the same cases.
+ *
+ * Zones (members of unequal size): the reference lays the array out by
+ * brute force, row by row of member bytes from the data offset on: at
+ * member byte b, each member (in slot order) that holds data at b takes
+ * the next array chunk.  mqs_map_zoned() is checked against that table at
+ * every chunk's first, last and a random sector, the zone table for its
+ * capacity (the sum of the sizes) and its boundaries, and the ranges a
+ * request puts on each member, summed over the zones it crosses as the
+ * module cuts it (mqs_member_range() per zone), against a sector walk.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -280,6 +289,238 @@ static void test_geometry(struct geo *geo)
 		    t.checks, t.failures ? ", see FAIL above" : "");
 }
 
+/* ----- zones: the brute-force reference ----- */
+
+#define ZMAX_N		12
+#define ZMAX_CHUNKS	4096	/* array chunks of a zone case */
+
+struct zref {
+	uint32_t member;
+	uint64_t member_chunk;	/* chunk index on the member, from offset */
+};
+
+static struct zref zref[ZMAX_CHUNKS];
+
+/* the layout, row by row; returns the array's chunks */
+static uint64_t zref_build(const uint64_t *size_chunks, uint32_t n)
+{
+	uint64_t b, c = 0, max = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (size_chunks[i] > max)
+			max = size_chunks[i];
+	for (b = 0; b < max; b++)
+		for (i = 0; i < n; i++)
+			if (size_chunks[i] > b) {
+				zref[c].member = i;
+				zref[c].member_chunk = b;
+				c++;
+			}
+	return c;
+}
+
+struct zcase {
+	uint32_t n;
+	uint32_t chunk_shift;		/* sectors */
+	uint64_t offset;		/* sectors */
+	uint64_t size_chunks[ZMAX_N];
+	struct mqs_zone zones[ZMAX_N];
+	uint32_t slots[ZMAX_N * ZMAX_N];
+	uint32_t nr_zones;
+	uint64_t capacity;		/* sectors */
+	uint64_t nr_chunks;
+};
+
+static void zcheck_sector(struct tally *t, const struct zcase *z,
+			  uint64_t sector)
+{
+	uint64_t cs = 1ULL << z->chunk_shift;
+	const struct zref *r = &zref[sector / cs];
+	uint64_t want = z->offset + r->member_chunk * cs + sector % cs;
+	struct mqs_loc l;
+
+	mqs_map_zoned(z->zones, z->nr_zones, sector, &l);
+	t->checks++;
+	if (l.member != r->member || l.sector != want ||
+	    l.chunk_left != cs - sector % cs)
+		fail(t, "mqs_map_zoned(%" PRIu64 ") = member %u sector %" PRIu64
+		     " chunk_left %" PRIu64 ", want member %u sector %" PRIu64
+		     " chunk_left %" PRIu64, sector, l.member, (uint64_t)l.sector,
+		     (uint64_t)l.chunk_left, r->member, want, cs - sector % cs);
+}
+
+/* a request's sectors per member, as the module cuts it at the zones */
+static void zcheck_range(struct tally *t, const struct zcase *z,
+			 uint64_t start, uint64_t len)
+{
+	uint64_t cs = 1ULL << z->chunk_shift, end = start + len, s;
+	uint64_t want[ZMAX_N] = { 0 }, got[ZMAX_N] = { 0 };
+	uint64_t wfirst[ZMAX_N], gfirst[ZMAX_N];
+	uint32_t i, zi;
+
+	for (i = 0; i < z->n; i++)
+		wfirst[i] = gfirst[i] = UINT64_MAX;
+	for (s = start; s < end; s++) {
+		const struct zref *r = &zref[s / cs];
+
+		if (!want[r->member])
+			wfirst[r->member] = s;
+		want[r->member]++;
+	}
+	for (zi = mqs_zone_find(z->zones, z->nr_zones, start);
+	     zi < z->nr_zones && z->zones[zi].array_start < end; zi++) {
+		const struct mqs_zone *zn = &z->zones[zi];
+		uint64_t zs = start > zn->array_start ? start : zn->array_start;
+		uint64_t ze = end < zn->array_end ? end : zn->array_end;
+
+		for (i = 0; i < zn->geom.nr_members; i++) {
+			uint64_t mstart, afirst, cnt;
+			uint32_t slot = zn->slots[i];
+
+			cnt = mqs_member_range(&zn->geom, zs - zn->array_start,
+					       ze - zs, i, &mstart, &afirst);
+			if (cnt && !got[slot])
+				gfirst[slot] = afirst + zn->array_start;
+			got[slot] += cnt;
+		}
+	}
+	for (i = 0; i < z->n; i++) {
+		t->checks++;
+		if (got[i] != want[i] || gfirst[i] != wfirst[i])
+			fail(t, "range start %" PRIu64 " len %" PRIu64 " slot %u: %"
+			     PRIu64 " sectors from %" PRIu64 ", want %" PRIu64
+			     " from %" PRIu64, start, len, i, got[i], gfirst[i],
+			     want[i], wfirst[i]);
+	}
+}
+
+static void test_zones(struct zcase *z, const char *what)
+{
+	uint64_t cs = 1ULL << z->chunk_shift, sizes[ZMAX_N], sum = 0, c;
+	uint32_t nr_slots, i, zi, distinct = 0;
+	struct tally t = { 0 };
+
+	snprintf(t.name, sizeof(t.name), "zones %s: %u members, chunk %" PRIu64
+		 "K", what, z->n, cs / 2);
+	for (i = 0; i < z->n; i++) {
+		uint32_t j;
+
+		sizes[i] = z->size_chunks[i] * cs;
+		sum += sizes[i];
+		for (j = 0; j < i && z->size_chunks[j] != z->size_chunks[i]; j++)
+			;
+		distinct += j == i;
+	}
+	z->nr_chunks = zref_build(z->size_chunks, z->n);
+	z->nr_zones = mqs_zones_count(sizes, z->n, &nr_slots);
+	t.checks++;
+	if (z->nr_zones != distinct || nr_slots > ZMAX_N * ZMAX_N)
+		fail(&t, "%u zones (%u slot entries), want %u", z->nr_zones,
+		     nr_slots, distinct);
+	z->capacity = mqs_zones_build(z->chunk_shift, z->offset, sizes, z->n,
+				      z->zones, z->slots);
+	t.checks++;
+	if (z->capacity != sum || z->capacity != z->nr_chunks * cs)
+		fail(&t, "capacity %" PRIu64 " sectors, want %" PRIu64,
+		     z->capacity, sum);
+	/* the zones tile the array; each is whole stripes of its members */
+	for (zi = 0; zi < z->nr_zones; zi++) {
+		const struct mqs_zone *zn = &z->zones[zi];
+		uint64_t stripe = cs * zn->geom.nr_members;
+
+		t.checks++;
+		if (zn->array_start != (zi ? z->zones[zi - 1].array_end : 0) ||
+		    (zn->array_end - zn->array_start) % stripe ||
+		    zn->array_end <= zn->array_start ||
+		    (zi == z->nr_zones - 1 && zn->array_end != z->capacity))
+			fail(&t, "zone %u: sectors %" PRIu64 "..%" PRIu64, zi,
+			     zn->array_start, zn->array_end);
+		t.checks++;
+		if (mqs_zone_find(z->zones, z->nr_zones, zn->array_start) != zi ||
+		    mqs_zone_find(z->zones, z->nr_zones, zn->array_end - 1) != zi)
+			fail(&t, "zone %u not found at its ends", zi);
+	}
+	/* one zone: the plain rule */
+	if (z->nr_zones == 1) {
+		struct mqs_geom g = {
+			.nr_members = z->n, .chunk_shift = z->chunk_shift,
+			.data_offset_sectors = z->offset,
+		};
+
+		t.checks++;
+		if (memcmp(&g, &z->zones[0].geom, sizeof(g)))
+			fail(&t, "one zone, not the array's geometry");
+	}
+	for (c = 0; c < z->nr_chunks; c++) {
+		zcheck_sector(&t, z, c * cs);
+		zcheck_sector(&t, z, c * cs + cs - 1);
+		zcheck_sector(&t, z, c * cs + rnd_below(cs));
+	}
+	/* ranges over every zone boundary, of odd lengths, and random */
+	for (zi = 1; zi < z->nr_zones; zi++) {
+		uint64_t b = z->zones[zi].array_start;
+
+		zcheck_range(&t, z, b - 1, 2);
+		zcheck_range(&t, z, b - 3, 7);
+		zcheck_range(&t, z, b - 1 - rnd_below(b < 3 * cs ? b : 3 * cs),
+			     1 + rnd_below(z->capacity - b) + 1);
+	}
+	zcheck_range(&t, z, 0, z->capacity);
+	for (i = 0; i < 20; i++) {
+		uint64_t s = rnd_below(z->capacity);
+
+		zcheck_range(&t, z, s, 1 + rnd_below(z->capacity - s));
+	}
+	ktap_result(!t.failures, "map %s (%" PRIu64 " checks%s)", t.name,
+		    t.checks, t.failures ? ", see FAIL above" : "");
+}
+
+static void zones_tests(void)
+{
+	static const struct {
+		const char *what;
+		uint32_t n;
+		uint64_t size_chunks[ZMAX_N];
+	} fixed[] = {
+		{ "1:2:2:3", 4, { 2, 4, 4, 6 } },
+		{ "3:2:2:1", 4, { 6, 4, 4, 2 } },
+		{ "equal", 4, { 5, 5, 5, 5 } },
+		{ "one larger", 3, { 3, 3, 7 } },
+		{ "one member", 1, { 9 } },
+		{ "all distinct", 6, { 6, 1, 5, 2, 4, 3 } },
+		{ "two of each", 6, { 1, 9, 4, 9, 1, 4 } },
+	};
+	static const uint32_t shifts[] = { 3, 4, 7, 10 };
+	uint32_t k, i;
+
+	for (k = 0; k < ARRAY_SIZE(fixed); k++) {
+		for (i = 0; i < ARRAY_SIZE(shifts); i++) {
+			struct zcase z = {
+				.n = fixed[k].n,
+				.chunk_shift = shifts[i],
+				.offset = i * 2048 + (i & 1) * 8,
+			};
+
+			memcpy(z.size_chunks, fixed[k].size_chunks,
+			       sizeof(z.size_chunks));
+			test_zones(&z, fixed[k].what);
+		}
+	}
+	for (k = 0; k < 24; k++) {
+		struct zcase z = {
+			.n = 1 + (uint32_t)rnd_below(ZMAX_N),
+			.chunk_shift = 3 + (uint32_t)rnd_below(6),
+			.offset = 8 * rnd_below(4096),
+		};
+
+		for (i = 0; i < z.n; i++)
+			z.size_chunks[i] = 1 + rnd_below(ZMAX_CHUNKS / ZMAX_N /
+							  2);
+		test_zones(&z, "random");
+	}
+}
+
 int main(void)
 {
 	static const uint32_t members[] = {
@@ -293,7 +534,7 @@ int main(void)
 	};
 	size_t mi, ci, oi;
 
-	ktap_header("mqstripe_map.h: mqs_map_sector, mqs_member_range");
+	ktap_header("mqstripe_map.h: mqs_map_sector, mqs_member_range, zones");
 	for (mi = 0; mi < ARRAY_SIZE(members); mi++) {
 		for (ci = 0; ci < ARRAY_SIZE(chunks); ci++) {
 			for (oi = 0; oi < ARRAY_SIZE(offsets);
@@ -313,5 +554,6 @@ int main(void)
 			}
 		}
 	}
+	zones_tests();
 	return ktap_finish();
 }

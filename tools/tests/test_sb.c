@@ -265,7 +265,7 @@ static void test_versions_and_features(void)
 		    "layout version 2 refused: %s", err);
 	make_sb(&sb, 4, 0, 4);
 	sb.layout = 2;
-	sb.feature_incompat = 1;
+	sb.feature_incompat = 1ULL << 1;
 	ktap_result(decode_with(&sb) == MQS_SB_INCOMPAT,
 		    "incompatible features are checked before the layout");
 	/*
@@ -1014,6 +1014,122 @@ static void test_group_formats(void)
 		    "... and their member tables compared: %s", err);
 }
 
+/*
+ * Members of unequal size (MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES): the size
+ * table at 0x200, the member table at 0xa00 (96 entries), a round trip,
+ * the checks, and the zones the sizes make.
+ */
+static void make_zoned(struct mqs_sb *sb, uint32_t nr, uint32_t slot)
+{
+	uint32_t i;
+
+	make_sb2(sb, nr, slot, 9);
+	if (nr * sb->chunk_bytes > MQSTRIPE_MAX_STRIPE_WIDTH_BYTES)
+		sb->chunk_bytes = 4096;
+	sb->feature_incompat = MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES;
+	for (i = 0; i < nr; i++)
+		sb->sizes[i] = (100 + 100 * (i % 3)) * sb->chunk_bytes;
+	sb->data_bytes = 100 * sb->chunk_bytes;
+	memset(sb->table[MQS_SB_V2_SIZES_TABLE_SLOTS], 0,
+	       (MQS_SB_TABLE_SLOTS - MQS_SB_V2_SIZES_TABLE_SLOTS) *
+	       MQSTRIPE_UUID_LEN);
+	if (slot >= MQS_SB_V2_SIZES_TABLE_SLOTS)
+		fill_uuid(sb->member_uuid, 9 * 1000 + slot + 1);
+}
+
+/* @sb encoded (both copies) is refused as invalid, saying @why */
+static bool zoned_refused(const struct mqs_sb *sb, const char *why)
+{
+	struct mqs_sb_copies c;
+	struct mqs_sb b;
+
+	mqs_sb_encode_area(sb, NULL, area);
+	return mqs_sb_decode_area(area, sizeof(area), &b, &c, err,
+				  sizeof(err)) == MQS_SB_INVALID &&
+	       strstr(err, why);
+}
+
+static void test_zoned(void)
+{
+	static const uint32_t nrs[] = { 1, 4, 95, 96, 97, 256 };
+	struct mqs_zone_desc z[4];
+	struct mqs_sb_copies c;
+	struct mqs_sb a, b;
+	enum mqs_sb_status st;
+	uint64_t ch = 65536;
+	uint32_t i, nz;
+	bool ok;
+
+	make_zoned(&a, 4, 1);
+	mqs_sb_encode_area(&a, NULL, area);
+	ok = le64(area + 0x18) == 1 && le64(area + 0x68) == 100 * ch &&
+	     le64(area + 0x200) == 100 * ch && le64(area + 0x208) == 200 * ch &&
+	     le64(area + 0x210) == 300 * ch && le64(area + 0x218) == 100 * ch &&
+	     all_zero(area + 0x220, 0xa00 - 0x220) &&
+	     !memcmp(area + 0xa00 + 16, a.member_uuid, 16) &&
+	     !memcmp(area + 0xa00 + 3 * 16, a.table[3], 16) &&
+	     all_zero(area + 0xa00 + 4 * 16, MQS_SB_SIZE - 0xa00 - 4 * 16) &&
+	     le64(area + 0x100 + 0x10) == 100 * ch;
+	ktap_result(ok, "member sizes: feature_incompat bit 0, sizes at 0x200 (256 x le64), member table at 0xa00, segment 0 the smallest");
+	ktap_result(mqs_sb_table_slots(&a) == 96 && mqs_sb_zoned(&a) &&
+		    mqs_sb_capacity(&a) == 700 * ch &&
+		    mqs_sb_slot_bytes(&a, 2) == 300 * ch,
+		    "member sizes: 96 member UUIDs, capacity the sum, each slot's size");
+	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
+		uint32_t slot = nrs[i] - 1;
+
+		make_zoned(&a, nrs[i], slot);
+		mqs_sb_encode_area(&a, NULL, area);
+		st = mqs_sb_decode_area(area, sizeof(area), &b, &c, err,
+					sizeof(err));
+		a.crc = b.crc;
+		ktap_result(st == MQS_SB_OK && !memcmp(&a, &b, sizeof(a)),
+			    "member sizes round trip, %" PRIu32 " members, slot %" PRIu32 " (%s)",
+			    nrs[i], slot, err);
+	}
+
+	make_zoned(&a, 4, 1);
+	a.data_bytes = 200 * ch;
+	ktap_result(zoned_refused(&a, "not the smallest"),
+		    "member sizes: data_bytes other than the smallest refused: %s",
+		    err);
+	make_zoned(&a, 4, 1);
+	a.sizes[2] += 4096;
+	ktap_result(zoned_refused(&a, "slot 2"),
+		    "member sizes: a size not whole chunks refused, its slot named: %s",
+		    err);
+	make_zoned(&a, 4, 1);
+	mqs_sb_encode_area(&a, NULL, area);
+	area[0x200 + 8 * 7] = 1;
+	fix_crc(area);
+	ktap_result(mqs_sb_decode_area(area, MQS_SB_SIZE, &b, &c, err,
+				       sizeof(err)) == MQS_SB_INVALID &&
+		    strstr(err, "unused slot 7"),
+		    "member sizes: an unused slot's size not zero refused: %s",
+		    err);
+	make_sb(&a, 4, 1, 9);
+	a.feature_incompat = MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES;
+	ktap_result(decode_with(&a) == MQS_SB_INVALID &&
+		    strstr(err, "format 2"),
+		    "member sizes in format 1 refused: %s", err);
+
+	{
+		const uint64_t sizes[] = { ch, 2 * ch, 2 * ch, 3 * ch };
+
+		nz = mqs_zones_describe(sizes, 4, z);
+		ok = nz == 3 && z[0].nr == 4 && z[0].array_start == 0 &&
+		     z[0].array_bytes == 4 * ch && z[0].member_start == 0 &&
+		     z[1].nr == 3 && z[1].array_start == 4 * ch &&
+		     z[1].array_bytes == 3 * ch && z[1].member_start == ch &&
+		     z[2].nr == 1 && z[2].array_start == 7 * ch &&
+		     z[2].array_bytes == ch && z[2].member_bytes == ch;
+		ktap_result(ok, "zones of members 1:2:2:3: 4, 3 and 1 members, one after the other");
+		nz = mqs_zones_describe((const uint64_t[]){ ch, ch }, 2, z);
+		ktap_result(nz == 1 && z[0].array_bytes == 2 * ch,
+			    "equal members: one zone");
+	}
+}
+
 int main(void)
 {
 	ktap_header("stripectl superblock and assembly rules");
@@ -1032,5 +1148,6 @@ int main(void)
 	test_v2_copies();
 	test_v2_checks();
 	test_group_formats();
+	test_zoned();
 	return ktap_finish();
 }
