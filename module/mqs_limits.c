@@ -175,7 +175,6 @@ void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 	mqs_stack_integrity(a, ml);
 }
 
-
 /**
  * mqs_cap_readahead() - bound the read-ahead the block layer gave the array
  * @disk: the array's disk, just added (device_add_disk() returned 0)
