@@ -612,6 +612,17 @@ static void report_stale(struct mqs_cand *const *c, size_t n)
 
 	mqs_array_label(&c[0]->sb, label, sizeof(label));
 	for (i = 0; i < n; i++) {
+		size_t by = mqs_fault_recorded(c, n, i);
+
+		if (c[i]->sb.events + 1 >= max_ev && by < n) {
+			snprintf(what, sizeof(what),
+				 "%s (slot %" PRIu32 " of %s) is recorded as faulty or gone by %s (at event %" PRIu64 ", its counter is %" PRIu64 "): started anyway (--force)",
+				 c[i]->path, c[i]->sb.slot, label, c[by]->path,
+				 c[by]->sb.fault_events, c[i]->sb.events);
+			mqs_error("warning: %s; its data may be stale", what);
+			syslog(LOG_WARNING, "assemble: %s", what);
+			continue;
+		}
 		if (c[i]->sb.events + 1 >= max_ev)
 			continue;
 		snprintf(what, sizeof(what),

@@ -127,7 +127,7 @@ int sb_bring_current(const char *node, const struct mqstripe_info *info,
 			if (sb_update_member(path[i], info->uuid,
 					     members[i].slot,
 					     MQS_SB_STATE_ACTIVE, max + 1, true,
-					     why, sizeof(why))) {
+					     NULL, why, sizeof(why))) {
 				mqs_error("%s (slot %u): superblock not brought up to date: %s; the next 'stripectl assemble' may refuse a member as stale (then 'stripectl assemble --force')",
 					  path[i], members[i].slot, why);
 				rc = MQS_EXIT_FAIL;

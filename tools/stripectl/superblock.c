@@ -136,6 +136,21 @@ uint32_t mqs_sb_table_slots(const struct mqs_sb *sb)
 }
 
 /**
+ * mqs_sb_fault_slot() - does the fault record name this slot
+ * @sb: the superblock.
+ * @slot: the slot.
+ *
+ * Return: true when @sb has the fault record (MQS_SB_FEAT_COMPAT_FAULTS)
+ * and its bitmap has @slot.
+ */
+bool mqs_sb_fault_slot(const struct mqs_sb *sb, uint32_t slot)
+{
+	return (sb->feature_compat & MQS_SB_FEAT_COMPAT_FAULTS) &&
+	       sb->fault_events && slot < MQSTRIPE_MAX_MEMBERS &&
+	       (sb->fault_slots[slot / 8] & (1U << (slot % 8)));
+}
+
+/**
  * mqs_sb_min_data_offset() - the smallest data offset a format allows
  * @version: MQS_SB_VERSION_1 or MQS_SB_VERSION_2.
  *
@@ -214,6 +229,11 @@ void mqs_sb_encode_over(const struct mqs_sb *sb, uint8_t *block)
 		put_le64(block + MQS_SB_OFF_RESHAPE_POS, sb->reshape_pos);
 		encode_segments(sb, block);
 	}
+	if (sb->feature_compat & MQS_SB_FEAT_COMPAT_FAULTS) {
+		put_le64(block + MQS_SB_OFF_FAULT_EVENTS, sb->fault_events);
+		memcpy(block + MQS_SB_OFF_FAULT_SLOTS, sb->fault_slots,
+		       MQS_SB_FAULT_SLOTS_LEN);
+	}
 	n = sb->nr_members < slots ? sb->nr_members : slots;
 	memset(block + table_off(sb), 0, slots * MQSTRIPE_UUID_LEN);
 	for (i = 0; i < n; i++)
@@ -288,6 +308,13 @@ static void decode_fields(const uint8_t *block, struct mqs_sb *sb)
 		sb->queue_depth = get_le32(block + MQS_SB_OFF_QUEUE_DEPTH);
 		sb->nr_segments = get_le32(block + MQS_SB_OFF_NR_SEGMENTS);
 		sb->reshape_pos = get_le64(block + MQS_SB_OFF_RESHAPE_POS);
+	}
+	sb->fault_events = 0;
+	memset(sb->fault_slots, 0, MQS_SB_FAULT_SLOTS_LEN);
+	if (sb->feature_compat & MQS_SB_FEAT_COMPAT_FAULTS) {
+		sb->fault_events = get_le64(block + MQS_SB_OFF_FAULT_EVENTS);
+		memcpy(sb->fault_slots, block + MQS_SB_OFF_FAULT_SLOTS,
+		       MQS_SB_FAULT_SLOTS_LEN);
 	}
 	for (i = 0; i < mqs_sb_table_slots(sb); i++)
 		memcpy(sb->table[i],
