@@ -53,6 +53,7 @@
 #include "common.h"
 #include "conf.h"
 #include "devio.h"
+#include "fault.h"
 #include "member.h"
 #include "opts.h"
 #include "parse.h"
@@ -365,6 +366,13 @@ static int build_assembled(struct sbw *w, struct mqs_cand **m, uint32_t nr,
 			sb->feature_ro_compat = 0;
 			sb->reshape_pos = 0;
 		}
+		/*
+		 * every member is taken (current, or --force): a fault
+		 * record of the last run has done its work
+		 */
+		sb->feature_compat &= ~MQS_SB_FEAT_COMPAT_FAULTS;
+		sb->fault_events = 0;
+		memset(sb->fault_slots, 0, sizeof(sb->fault_slots));
 		/* a member one event behind a cut rename: the new name */
 		memcpy(sb->name, m[newest]->sb.name, sizeof(sb->name));
 		sb->events = events + bump;
@@ -623,6 +631,17 @@ static void report_stale(struct mqs_cand *const *c, size_t n)
 
 	mqs_array_label(&c[0]->sb, label, sizeof(label));
 	for (i = 0; i < n; i++) {
+		size_t by = mqs_fault_recorded(c, n, i);
+
+		if (c[i]->sb.events + 1 >= max_ev && by < n) {
+			snprintf(what, sizeof(what),
+				 "%s (slot %" PRIu32 " of %s) is recorded as faulty or gone by %s (at event %" PRIu64 ", its counter is %" PRIu64 "): started anyway (--force)",
+				 c[i]->path, c[i]->sb.slot, label, c[by]->path,
+				 c[by]->sb.fault_events, c[i]->sb.events);
+			mqs_error("warning: %s; its data may be stale", what);
+			syslog(LOG_WARNING, "assemble: %s", what);
+			continue;
+		}
 		if (c[i]->sb.events + 1 >= max_ev)
 			continue;
 		snprintf(what, sizeof(what),
@@ -1676,13 +1695,21 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		if (ctx.lock_fd == -ETIMEDOUT)
 			return MQS_EXIT_FAIL;
 	}
-	if (incremental)
+	if (incremental) {
 		rc = assemble_incremental(&ctx, argv[first]);
-	else if (scan)
+	} else if (scan) {
 		rc = assemble_scan_rounds(&ctx, name, uuid_str ? uuid : NULL);
-	else
+		/*
+		 * a member of a running array that failed while no udevd ran
+		 * record-fault (in the initramfs after its udevd, an event
+		 * lost): recorded now, under the lock held
+		 */
+		if (record_faults_all(false))
+			rc = MQS_EXIT_FAIL;
+	} else {
 		rc = assemble_devices(&ctx, argv + first, (size_t)nargs, name,
 				      uuid_str ? uuid : NULL);
+	}
 	if (ctx.ctl_open)
 		mqs_ctl_close(&ctx.ctl);
 	mqs_meta_unlock(ctx.lock_fd);

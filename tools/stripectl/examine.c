@@ -142,6 +142,14 @@ static void examine_text(const struct mqs_cand *c)
 			printf("  %-22s%s\n", "queue depth:",
 			       "the module's default");
 	}
+	if (sb->feature_compat & MQS_SB_FEAT_COMPAT_FAULTS && sb->fault_events) {
+		printf("  %-22sslots", "fault record:");
+		for (i = 0; i < sb->nr_members; i++)
+			if (mqs_sb_fault_slot(sb, i))
+				printf(" %" PRIu32, i);
+		printf(" faulty or gone at event %" PRIu64 " (a member of these slots below it is stale)\n",
+		       sb->fault_events);
+	}
 	printf("  member uuids by slot:\n");
 	for (i = 0; i < table_len(sb); i++) {
 		mqs_format_uuid(sb->table[i], a);
@@ -237,6 +245,17 @@ static void examine_json(const struct mqs_cand *c)
 		json_object_array_add(arr, json_object_new_string(u));
 	}
 	json_add(o, "member_uuids", arr);
+	if (sb->feature_compat & MQS_SB_FEAT_COMPAT_FAULTS && sb->fault_events) {
+		struct json_object *fr = json_object_new_object();
+
+		arr = json_object_new_array();
+		for (i = 0; i < sb->nr_members; i++)
+			if (mqs_sb_fault_slot(sb, i))
+				json_object_array_add(arr, json_u64(i));
+		json_add(fr, "events", json_u64(sb->fault_events));
+		json_add(fr, "slots", arr);
+		json_add(o, "fault_record", fr);
+	}
 	json_print(o);
 }
 

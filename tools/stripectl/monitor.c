@@ -15,7 +15,10 @@
  *
  * The events come from the kernel's uevent socket (libudev's "kernel"
  * monitor), not from udevd's: the monitor needs nothing but the event's
- * properties, and works in a system without udevd too.  Arrays are matched
+ * properties, and works in a system without udevd too.  So it records a
+ * member's fault in the superblocks too (record_faults_of(): nothing when
+ * the udev rule's record-fault did already), at the event and for the
+ * faults it finds when it starts.  Arrays are matched
  * on each event, never opened: the monitor goes on over arrays stopping
  * and new ones starting.
  */
@@ -39,6 +42,7 @@
 
 #include "common.h"
 #include "conf.h"
+#include "fault.h"
 #include "monitor.h"
 #include "opts.h"
 #include "parse.h"
@@ -544,6 +548,9 @@ static void handle_uevent(struct mon *m, struct udev *udev,
 				    sizeof(ev.member_dev));
 		mon_remember(m, kname, ev.name, ev.uuid, false);
 		report(m, &ev);
+		/* udev's record-fault, in case udev did not run it */
+		if (is_failure(ev.event) && mon_watches(m, &ev))
+			record_faults_of(index, true);
 	}
 }
 
@@ -601,7 +608,7 @@ static int report_arrays(struct mon *m, struct udev *udev, bool test)
 {
 	struct mqstripe_member_info *members;
 	struct mqstripe_info info;
-	uint32_t *indexes = NULL, count = 0, i;
+	uint32_t *indexes = NULL, count = 0, i, s;
 	struct mqs_ctl ctl;
 	int rc, watched = 0;
 	char kname[32];
@@ -636,6 +643,13 @@ static int report_arrays(struct mon *m, struct udev *udev, bool test)
 			continue;
 		watched++;
 		report_array(m, udev, test, &info, members);
+		/* a fault from before the monitor, perhaps never recorded */
+		for (s = 0; s < info.nr_members && s < MQSTRIPE_MAX_MEMBERS;
+		     s++)
+			if (member_failed(&members[s]))
+				break;
+		if (s < info.nr_members && s < MQSTRIPE_MAX_MEMBERS)
+			record_faults_of(indexes[i], true);
 	}
 out:
 	free(indexes);

@@ -478,6 +478,33 @@ size_t mqs_newer_copy(struct mqs_cand *const *c, size_t n, size_t i)
 }
 
 /**
+ * mqs_fault_recorded() - which member's fault record leaves this one behind
+ * @c: devices with valid superblocks of one array UUID.
+ * @n: how many.
+ * @i: the one asked about.
+ *
+ * record-fault and stop write, with the first of their two passes, which
+ * slots the module had as faulty or gone (the fault record, docs/FORMAT.md
+ * "Updates"): a cut before the second pass leaves the failed member only
+ * one event behind the newest, as an update cut short leaves a member
+ * that works, and the record tells them apart.
+ *
+ * Return: the index in @c of a member whose record names @c[@i]'s slot
+ * at an event counter above @c[@i]'s, or @n: none does.
+ */
+size_t mqs_fault_recorded(struct mqs_cand *const *c, size_t n, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		if (j != i && c[j]->sb.slot != c[i]->sb.slot &&
+		    mqs_sb_fault_slot(&c[j]->sb, c[i]->sb.slot) &&
+		    c[i]->sb.events < c[j]->sb.fault_events)
+			return j;
+	return n;
+}
+
+/**
  * mqs_group_check() - are these the complete, consistent members of one
  *	array, and which is in which slot
  * @c: devices with valid superblocks of one array UUID.
@@ -493,7 +520,8 @@ size_t mqs_newer_copy(struct mqs_cand *const *c, size_t n, size_t i)
  * (not the name);
  * no slot is claimed twice; no slot is missing; no member is stale (its
  * event counter more than one behind: an interrupted update leaves at most
- * one); the members at the newest event count agree on the name (one
+ * one; or below the fault record of another member naming its slot,
+ * mqs_fault_recorded()); the members at the newest event count agree on the name (one
  * behind may hold the name before a rename that was cut short: the newest
  * name counts) and on the data bytes per member (one behind may hold the
  * value before an assembly that grew the array and was cut short); every device's
@@ -601,6 +629,18 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 				c[newest]->path, max_ev, s);
 			return -EINVAL;
 		}
+	}
+	for (s = 0; s < ref->nr_members && !accept_stale; s++) {
+		const struct mqs_cand *m = c[slots[s]];
+		size_t by = mqs_fault_recorded(c, n, slots[s]);
+
+		if (by == n)
+			continue;
+		mqs_set_err(err, len,
+			"%s: stale member of %s: %s records slot %" PRIu32 " as faulty or gone at event %" PRIu64 " and its event counter is %" PRIu64 " (the array ran on without it; an update that recorded it was cut short); replace it, or start it anyway with 'stripectl assemble --force'",
+			m->path, label, c[by]->path, s,
+			c[by]->sb.fault_events, m->sb.events);
+		return -EINVAL;
 	}
 
 	for (i = 0; i < n; i++) {

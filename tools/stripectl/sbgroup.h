@@ -59,6 +59,7 @@ int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
 void mqs_cut_hint(struct mqs_cand *const *c, size_t n, size_t none,
 		  char *buf, size_t len);
 size_t mqs_newest(struct mqs_cand *const *c, size_t n);
+size_t mqs_fault_recorded(struct mqs_cand *const *c, size_t n, size_t i);
 size_t mqs_find_copies(struct mqs_cand *const *c, size_t n, size_t *x,
 		       size_t *y);
 size_t mqs_newer_copy(struct mqs_cand *const *c, size_t n, size_t i);

@@ -375,6 +375,10 @@ void sbw_free(struct sbw *w, size_t n)
  *	last resort's clean mark): written through an O_DIRECT descriptor
  *	alone, never claimed, as rename writes; else (after a stop) claimed
  *	exclusively for the write, retrying a transient hold by udev.
+ * @faults: NULL: the fault record stays as it is; else the slots the
+ *	module has as faulty or gone now (MQS_SB_FAULT_SLOTS_LEN bytes, a
+ *	bit a slot), recorded at the new event counter, or, none set, the
+ *	record removed.
  * @why: the reason when it was not updated.
  * @len: room at @why.
  *
@@ -386,8 +390,8 @@ void sbw_free(struct sbw *w, size_t n)
  * Return: 0 updated; 1 no superblock; -1 not updated (@why says why).
  */
 int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
-		     uint32_t state, uint64_t events, bool shared, char *why,
-		     size_t len)
+		     uint32_t state, uint64_t events, bool shared,
+		     const uint8_t *faults, char *why, size_t len)
 {
 	char label[MQS_ERR_LEN];
 	struct mqs_sb_copies cp;
@@ -444,6 +448,15 @@ int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
 		goto out;
 	}
 	sb->events = events ? events : sb->events + 1;
+	if (faults && !mqs_all_zero(faults, MQS_SB_FAULT_SLOTS_LEN)) {
+		sb->feature_compat |= MQS_SB_FEAT_COMPAT_FAULTS;
+		sb->fault_events = sb->events;
+		memcpy(sb->fault_slots, faults, MQS_SB_FAULT_SLOTS_LEN);
+	} else if (faults) {
+		sb->feature_compat &= ~MQS_SB_FEAT_COMPAT_FAULTS;
+		sb->fault_events = 0;
+		memset(sb->fault_slots, 0, MQS_SB_FAULT_SLOTS_LEN);
+	}
 	sb->generation++;
 	sb->state = state;
 	sb->utime = (uint64_t)time(NULL);
@@ -482,7 +495,11 @@ out:
  * First events + 1 on every member, then events + 1 again with @state: a
  * member left out is two events behind afterwards, which assemble refuses
  * as stale, while a cut between any two writes leaves the members at most
- * one event apart, which it accepts (docs/FORMAT.md "Updates").
+ * one event apart, which it accepts (docs/FORMAT.md "Updates").  The first
+ * pass also records the slots the module has as faulty or gone (the fault
+ * record, at that pass's event counter; the second keeps it): a cut
+ * before the second pass leaves such a member one event behind, and
+ * assemble still refuses it (mqs_fault_recorded()).
  *
  * Return: how many members were written in both passes (members without
  * a superblock do not count).
@@ -492,10 +509,19 @@ uint32_t sb_update_members(const uint8_t uuid[16],
 			   bool *skip, uint32_t nr, uint32_t state, bool shared,
 			   const char *tail)
 {
+	uint8_t faults[MQS_SB_FAULT_SLOTS_LEN] = { 0 };
 	char path[PATH_MAX], why[MQS_ERR_LEN];
 	uint32_t i, pass, done = 0;
+	bool failed = false;
 	int rc;
 
+	for (i = 0; i < nr; i++) {
+		if (!member_failed(&members[i]) ||
+		    members[i].slot >= MQSTRIPE_MAX_MEMBERS)
+			continue;
+		faults[members[i].slot / 8] |= 1U << (members[i].slot % 8);
+		failed = true;
+	}
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < nr; i++) {
 			const struct mqstripe_member_info *m = &members[i];
@@ -512,6 +538,7 @@ uint32_t sb_update_members(const uint8_t uuid[16],
 			rc = sb_update_member(path, uuid, m->slot,
 					      pass ? state :
 					      MQS_SB_STATE_ACTIVE, 0, shared,
+					      failed && !pass ? faults : NULL,
 					      why, sizeof(why));
 			if (rc < 0) {
 				mqs_error("warning: %s (slot %u): superblock not updated: %s; %s (assembling it again may take 'assemble --force')",

@@ -55,8 +55,8 @@ void sbw_unwipe_all(struct sbw *w, size_t n);
 void sbw_release(struct sbw *w, size_t n);
 void sbw_free(struct sbw *w, size_t n);
 int sb_update_member(const char *path, const uint8_t uuid[16], uint32_t slot,
-		     uint32_t state, uint64_t events, bool shared, char *why,
-		     size_t len);
+		     uint32_t state, uint64_t events, bool shared,
+		     const uint8_t *faults, char *why, size_t len);
 uint32_t sb_update_members(const uint8_t uuid[16],
 			   const struct mqstripe_member_info *members,
 			   bool *skip, uint32_t nr, uint32_t state, bool shared,

@@ -19,6 +19,7 @@
 
 #include "assemble.h"
 #include "common.h"
+#include "fault.h"
 #include "devio.h"
 #include "opts.h"
 #include "parse.h"
@@ -277,6 +278,8 @@ static int leave_busy(const char *arg, uint32_t index, bool quiet, bool clean)
 	if (!quiet)
 		mqs_error("note: %s left running: %s; its superblocks still say active, so the next assembly says it was not stopped cleanly",
 			  path, why);
+	/* a member failed: recorded, if udev did not (no udevd any more) */
+	record_faults_of(index, true);
 	return 0;
 }
 

@@ -180,6 +180,21 @@ uint64_t mqs_sb_capacity(const struct mqs_sb *sb)
 }
 
 /**
+ * mqs_sb_fault_slot() - does the fault record name this slot
+ * @sb: the superblock.
+ * @slot: the slot.
+ *
+ * Return: true when @sb has the fault record (MQS_SB_FEAT_COMPAT_FAULTS)
+ * and its bitmap has @slot.
+ */
+bool mqs_sb_fault_slot(const struct mqs_sb *sb, uint32_t slot)
+{
+	return (sb->feature_compat & MQS_SB_FEAT_COMPAT_FAULTS) &&
+	       sb->fault_events && slot < MQSTRIPE_MAX_MEMBERS &&
+	       (sb->fault_slots[slot / 8] & (1U << (slot % 8)));
+}
+
+/**
  * mqs_sb_min_data_offset() - the smallest data offset a format allows
  * @version: MQS_SB_VERSION_1 or MQS_SB_VERSION_2.
  *
@@ -264,6 +279,11 @@ void mqs_sb_encode_over(const struct mqs_sb *sb, uint8_t *block)
 		for (i = 0; i < MQSTRIPE_MAX_MEMBERS; i++)
 			put_le64(block + MQS_SB_OFF_V2_SIZES + 8 * i,
 				 i < sb->nr_members ? sb->sizes[i] : 0);
+	if (sb->feature_compat & MQS_SB_FEAT_COMPAT_FAULTS) {
+		put_le64(block + MQS_SB_OFF_FAULT_EVENTS, sb->fault_events);
+		memcpy(block + MQS_SB_OFF_FAULT_SLOTS, sb->fault_slots,
+		       MQS_SB_FAULT_SLOTS_LEN);
+	}
 	n = sb->nr_members < slots ? sb->nr_members : slots;
 	memset(block + table_off(sb), 0, slots * MQSTRIPE_UUID_LEN);
 	for (i = 0; i < n; i++)
@@ -343,6 +363,13 @@ static void decode_fields(const uint8_t *block, struct mqs_sb *sb)
 		for (i = 0; i < MQSTRIPE_MAX_MEMBERS; i++)
 			sb->sizes[i] = get_le64(block + MQS_SB_OFF_V2_SIZES +
 						8 * i);
+	sb->fault_events = 0;
+	memset(sb->fault_slots, 0, MQS_SB_FAULT_SLOTS_LEN);
+	if (sb->feature_compat & MQS_SB_FEAT_COMPAT_FAULTS) {
+		sb->fault_events = get_le64(block + MQS_SB_OFF_FAULT_EVENTS);
+		memcpy(sb->fault_slots, block + MQS_SB_OFF_FAULT_SLOTS,
+		       MQS_SB_FAULT_SLOTS_LEN);
+	}
 	for (i = 0; i < mqs_sb_table_slots(sb); i++)
 		memcpy(sb->table[i],
 		       block + table_off(sb) + i * MQSTRIPE_UUID_LEN,

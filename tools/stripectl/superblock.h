@@ -42,6 +42,8 @@
 #define MQS_SB_V2_TABLE_SLOTS	224U
 /* Version 2 with MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES: the sizes come first. */
 #define MQS_SB_V2_SIZES_TABLE_SLOTS	96U
+/* The fault record's slot bitmap: every slot the module allows. */
+#define MQS_SB_FAULT_SLOTS_LEN	(MQSTRIPE_MAX_MEMBERS / 8)
 /* Version 2: the layout segments the block has room for. */
 #define MQS_SB_V2_SEGMENTS	4U
 
@@ -49,14 +51,17 @@
  * Feature flags.  A reader refuses a superblock with an incompatible flag
  * it does not know, may only read (start read-only, never write) an array
  * with a read-only-compatible flag it does not know (format version 2),
- * and ignores compatible ones it does not know.
+ * and ignores compatible ones it does not know.  Compatible:
+ * MQS_SB_FEAT_COMPAT_FAULTS, the fault record (@fault_events,
+ * @fault_slots), in bytes both formats leave reserved.
  *
  * MEMBER_SIZES (format version 2): members of unequal size, each with its
  * own data size in a per-slot table (@sizes); the array is made of zones
  * (module/mqstripe_map.h).  An array of equal members never has it.
  */
 #define MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES	(1ULL << 0)
-#define MQS_SB_FEAT_COMPAT_KNOWN	0ULL
+#define MQS_SB_FEAT_COMPAT_FAULTS	(1ULL << 0)	/* the fault record */
+#define MQS_SB_FEAT_COMPAT_KNOWN	MQS_SB_FEAT_COMPAT_FAULTS
 #define MQS_SB_FEAT_RO_COMPAT_KNOWN	0ULL
 #define MQS_SB_FEAT_INCOMPAT_KNOWN	MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES
 
@@ -99,6 +104,9 @@ enum {
 	MQS_SB_OFF_NR_SEGMENTS		= 0x0c4,	/* le32 */
 	MQS_SB_OFF_RESHAPE_POS		= 0x0c8,	/* le64 */
 	MQS_SB_OFF_V2_RESERVED		= 0x0d0,	/* 48 bytes, zero */
+	/* both formats, with MQS_SB_FEAT_COMPAT_FAULTS (else reserved) */
+	MQS_SB_OFF_FAULT_EVENTS		= 0x0d0,	/* le64 */
+	MQS_SB_OFF_FAULT_SLOTS		= 0x0d8,	/* 32 bytes, a bit a slot */
 	MQS_SB_OFF_SEGMENTS		= 0x100,	/* 4 x 64 bytes */
 	MQS_SB_OFF_V2_TABLE		= 0x200,	/* 224 x 16 bytes */
 	/* format version 2 with MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES */
@@ -151,6 +159,11 @@ enum {
  * @reshape_pos: array byte a reshape has reached, 0 for none (version 2).
  * @sizes: with MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES, each slot's data bytes
  *	(slots 0..@nr_members-1; the rest zero); else all zero.
+ * @fault_events: with MQS_SB_FEAT_COMPAT_FAULTS, the event counter of the
+ *	update that left the members of @fault_slots behind (faulty or gone
+ *	in the module): a member of such a slot whose counter is below it is
+ *	stale, however close; 0 without the feature.
+ * @fault_slots: those slots, bit s % 8 of byte s / 8 for slot s.
  */
 struct mqs_sb {
 	uint32_t version;
@@ -180,6 +193,8 @@ struct mqs_sb {
 	uint32_t nr_segments;
 	uint64_t reshape_pos;
 	uint64_t sizes[MQSTRIPE_MAX_MEMBERS];
+	uint64_t fault_events;
+	uint8_t fault_slots[MQS_SB_FAULT_SLOTS_LEN];
 };
 
 /* What decoding a block found, from worst to best. */
@@ -229,6 +244,7 @@ uint32_t mqs_sb_table_slots(const struct mqs_sb *sb);
 bool mqs_sb_zoned(const struct mqs_sb *sb);
 uint64_t mqs_sb_slot_bytes(const struct mqs_sb *sb, uint32_t slot);
 uint64_t mqs_sb_capacity(const struct mqs_sb *sb);
+bool mqs_sb_fault_slot(const struct mqs_sb *sb, uint32_t slot);
 uint64_t mqs_sb_min_data_offset(uint32_t version);
 int mqs_sb_check_fields(const struct mqs_sb *sb, char *err, size_t len);
 const char *mqs_sb_status_name(enum mqs_sb_status status);

@@ -633,6 +633,48 @@ check "after clear and a crash: assemble takes the cleared member (not stopped c
 	eval 'rc_is 0 && stdout_is /dev/mqstripe0 && grep -q "was not stopped cleanly" "$TMP/err"'
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db
 
+# a fault that udev did not record (no udevd yet or any more, an event
+# lost): assemble --scan (the boot-time unit), stop --scan --skip-busy
+# leaving the array running (the shutdown's) and the monitor record it
+# when they see the member failed; once recorded nothing more is written
+# (record-fault again: nothing to write); a crash then: refused as stale
+LD_PRELOAD=$FAKE "$STRIPECTL" assemble "$L0" "$L1" "$L2" >/dev/null 2>&1
+ev=$(ex "$L1" MQSTRIPE_EVENTS)
+FAKE_MQS_FAULTY=1 sc assemble --scan
+check "assemble --scan with slot 1 of a running array faulty: recorded, said on stderr, exit 0" \
+	eval 'rc_is 0 && [ ! -s "$TMP/out" ] && err_is "^stripectl: /dev/mqstripe0: slot 1 \\($L1, $m1\\) is faulty: recorded in the superblocks of the 2 other members" && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS)" = "$((ev + 2)) $((ev + 2)) $ev" ]'
+FAKE_MQS_FAULTY=1 sc assemble --scan
+check "... again: recorded already, nothing written, nothing said" \
+	eval 'rc_is 0 && no_err && [ "$(ex "$L0" MQSTRIPE_EVENTS)" = $((ev + 2)) ]'
+FAKE_MQS_FAULTY=1 sc record-fault db
+check "... record-fault then: recorded already, nothing written" \
+	eval 'rc_is 0 && no_err && stdout_is "/dev/mqstripe0: the superblocks of its other members record every member faulty or gone already: nothing to write" && [ "$(ex "$L0" MQSTRIPE_EVENTS)" = $((ev + 2)) ]'
+FAKE_MQS_FAULTY=1 FAKE_MQS_GONE=2 sc record-fault db
+check "... another member failed since: recorded, both left behind" \
+	eval 'rc_is 0 && [ "$(sed -n "s/^\/dev\/mqstripe0: slot \([12]\) .* is \([a-z]*\): recorded in the superblocks of the 1 other members.*/\1 \2/p" "$TMP/out" | tr "\n" " ")" = "1 faulty 2 gone " ] && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS) $(ex "$L2" MQSTRIPE_EVENTS)" = "$((ev + 4)) $ev $((ev + 2))" ]'
+crash
+sc assemble "$L0" "$L1" "$L2"
+check "... after a crash: refused as stale" eval 'rc_is 1 && err_is "stale member of array .db."'
+sc assemble --force "$L0" "$L1" "$L2"
+ev=$(ex "$L1" MQSTRIPE_EVENTS)
+FAKE_MQS_FAULTY=1 FAKE_MQS_BUSY=always sc stop --scan --skip-busy
+check "stop --scan --skip-busy leaving an array with slot 1 faulty running: recorded" \
+	eval 'rc_is 0 && grep -q "^stripectl: /dev/mqstripe0: slot 1 ($L1, $m1) is faulty: recorded" "$TMP/err" && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS)" = "$((ev + 2)) $ev" ] && [ "$(list_names)" = "db " ]'
+crash
+sc assemble --force "$L0" "$L1" "$L2"
+ev=$(ex "$L1" MQSTRIPE_EVENTS)
+FAKE_MQS_FAULTY=1 sc monitor --program /bin/true --oneshot db
+check "monitor (--oneshot) finding slot 1 faulty: recorded" \
+	eval 'rc_is 0 && grep -q "^stripectl: /dev/mqstripe0: slot 1 ($L1, $m1) is faulty: recorded" "$TMP/err" && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS)" = "$((ev + 2)) $ev" ]'
+FAKE_MQS_FAULTY=1 sc clear db 1
+check "clear: the fault record names no slot any more" \
+	eval 'rc_is 0 && ! LD_PRELOAD=$FAKE "$STRIPECTL" examine "$L0" | grep -q "fault record"'
+FAKE_MQS_FAULTY=1 sc assemble --scan
+check "... a member faulty again after its clear: recorded again" \
+	eval 'rc_is 0 && err_is "slot 1 .* is faulty: recorded" && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS)" = "$((ev + 5)) $((ev + 3))" ]'
+FAKE_MQS_FAULTY=1 LD_PRELOAD=$FAKE "$STRIPECTL" clear db 1 >/dev/null
+LD_PRELOAD=$FAKE "$STRIPECTL" stop db >/dev/null 2>&1
+
 # the metadata lock (the one "assemble --incremental" takes, which udev
 # runs on the uevents of members just written): create, stop,
 # zero-superblock, assemble --scan and assemble by hand wait for it
@@ -900,6 +942,8 @@ printf 'MAILADDR\n' >"$CONF"
 MQSTRIPE_CONF=$CONF sc monitor --scan --syslog --oneshot
 check "monitor --scan: a MAILADDR line without address names file and line" \
 	eval "rc_is 1 && err_is \"^stripectl: monitor: $CONF:1: MAILADDR takes one word, the address to mail the events to\\\$\""
+# the monitors recorded the fault of slot 1: cleared, as after a repair
+LD_PRELOAD=$FAKE "$STRIPECTL" clear db 1 >/dev/null
 unset FAKE_MQS_FAULTY
 # ... but the assembly, which does not use it, warns and starts the arrays
 # (the root array at boot must not wait for a typo in a mail address)
@@ -1406,6 +1450,31 @@ renamed() {
 }
 cut "rename cut renamed" made renamed
 quiet stop renamed
+fresh
+
+# a power cut after each superblock write of record-fault (slot 1
+# faulty), and of a stop with slot 1 faulty, then a reboot: plain
+# assemble never takes the failed member back, from the first write on
+# (the first pass records which slot is left behind: a cut there leaves
+# it only one event behind the newest member); assemble --force still
+# starts the array with its data
+fault_refused() {
+	reboot
+	if recovery || running_cut; then
+		why="started with the failed member: $(cat "$TMP/rout") $(head -c 300 "$TMP/rerr")"
+	elif ! grep -qE "^stripectl: $L1: stale member of array 'cut' .*'stripectl assemble --force'" "$TMP/rerr"; then
+		why="refused, but not as stale naming $L1: $(head -c 400 "$TMP/rerr")"
+	elif ! LD_PRELOAD=$FAKE "$STRIPECTL" assemble --force "${C[@]}" >/dev/null 2>&1 || ! running_cut || ! filled; then
+		why="assemble --force did not give the array back with its data"
+	else
+		ok=1
+	fi
+	quiet stop cut
+}
+CUT_CMD_ENV=FAKE_MQS_FAULTY=1
+cut "record-fault cut" made fault_refused
+cut "stop cut" made fault_refused
+CUT_CMD_ENV=
 fresh
 
 # --- the array's size is the superblock's: members grown since the create

@@ -1130,6 +1130,73 @@ static void test_zoned(void)
 	}
 }
 
+/*
+ * The fault record (record-fault's and stop's first pass): in both
+ * formats at 0x0d0, read back only with its compatible flag; a member of
+ * a recorded slot below its event counter is stale even one event behind
+ * the newest (a cut before the second pass), not with --force, not once
+ * it is at the record's counter (cleared, or started with --force since).
+ */
+static void test_fault_record(void)
+{
+	static const uint32_t order[] = { 0, 1, 2 };
+	struct mqs_sb sb, out;
+	uint32_t v;
+	int rc;
+
+	for (v = MQS_SB_VERSION_1; v <= MQS_SB_VERSION_2; v++) {
+		if (v == MQS_SB_VERSION_2)
+			make_sb2(&sb, 3, 0, 9);
+		else
+			make_sb(&sb, 3, 0, 9);
+		sb.feature_compat = MQS_SB_FEAT_COMPAT_FAULTS;
+		sb.fault_events = 8;
+		sb.fault_slots[0] = 1U << 1;
+		sb.fault_slots[31] = 1U << 7;
+		mqs_sb_encode(&sb, block);
+		ktap_result(le64(block + 0x0d0) == 8 && block[0x0d8] == 2 &&
+			    block[0x0d8 + 31] == 0x80 &&
+			    mqs_sb_decode(block, &out, err, sizeof(err)) ==
+			    MQS_SB_OK && out.fault_events == 8 &&
+			    mqs_sb_fault_slot(&out, 1) &&
+			    mqs_sb_fault_slot(&out, 255) &&
+			    !mqs_sb_fault_slot(&out, 0) &&
+			    !mqs_sb_fault_slot(&out, 2),
+			    "format %u: the fault record at 0x0d0 (event 8, slots 1 and 255) reads back", v);
+		block[0x10] = 0;	/* the flag off: reserved bytes */
+		fix_crc(block);
+		ktap_result(mqs_sb_decode(block, &out, err, sizeof(err)) ==
+			    MQS_SB_OK && !out.fault_events &&
+			    !mqs_sb_fault_slot(&out, 1),
+			    "format %u: without its flag the bytes are not a record", v);
+	}
+
+	/* slot 1 failed at event 7; slot 0 has the first pass (event 8) */
+	make_group(9, order, 3, 3);
+	cands[0].sb.events = 8;
+	cands[0].sb.feature_compat = MQS_SB_FEAT_COMPAT_FAULTS;
+	cands[0].sb.fault_events = 8;
+	cands[0].sb.fault_slots[0] = 1U << 1;
+	rc = mqs_group_check(cp, 3, false, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "/dev/d1: stale member of") &&
+		    strstr(err, "/dev/d0 records slot 1 as faulty or gone at event 8 and its event counter is 7") &&
+		    strstr(err, "'stripectl assemble --force'") && one_line(err),
+		    "a recorded member one event behind: stale: %s", err);
+	ktap_result(mqs_fault_recorded(cp, 3, 1) == 0 &&
+		    mqs_fault_recorded(cp, 3, 2) == 3 &&
+		    mqs_fault_recorded(cp, 3, 0) == 3,
+		    "... only slot 1: slot 2, one behind too, is an update cut short");
+	rc = mqs_group_check(cp, 3, true, slots, err, sizeof(err));
+	ktap_result(!rc, "... --force starts it");
+	cands[1].sb.events = 8;
+	rc = mqs_group_check(cp, 3, false, slots, err, sizeof(err));
+	ktap_result(!rc, "... at the record's event counter it is current again");
+	cands[1].sb.events = 7;
+	cands[0].sb.feature_compat = 0;
+	rc = mqs_group_check(cp, 3, false, slots, err, sizeof(err));
+	ktap_result(!rc, "without the record one event behind starts (an update cut short)");
+}
+
 int main(void)
 {
 	ktap_header("stripectl superblock and assembly rules");
@@ -1149,5 +1216,6 @@ int main(void)
 	test_v2_checks();
 	test_group_formats();
 	test_zoned();
+	test_fault_record();
 	return ktap_finish();
 }
