@@ -381,12 +381,14 @@ EOF
 	# A member that failed both passes of the stop's superblock update
 	# (an injector that fails its writes) is two events behind: stale,
 	# refused by name, and "assemble --force" starts the array, saying
-	# how far behind it is.  One whose writes still worked is not.
+	# how far behind it is (FT_BEHIND, a regex: four events when the
+	# fault was recorded before the stop, by stripectl monitor or
+	# record-fault).  One whose writes still worked is not.
 	if [[ $out == "stripectl: ${FT_MEMBERS[bad]}: stale member of "*"stripectl assemble --force'" ]]; then
 		pass "assemble after the fault: ${FT_MEMBERS[bad]}, which missed the stop's superblock updates, is refused as stale"
 		out=$("$STRIPECTL" assemble --force "${FT_MEMBERS[@]}" 2>"$MQS_TMP/force.err")
 		check_match "assemble --force says how far behind ${FT_MEMBERS[bad]} is" \
-			"warning: ${FT_MEMBERS[bad]} \\(slot $bad of .* is 2 events behind" "$(cat "$MQS_TMP/force.err")"
+			"warning: ${FT_MEMBERS[bad]} \\(slot $bad of .* is ${FT_BEHIND:-2} events behind" "$(cat "$MQS_TMP/force.err")"
 	fi
 	if [[ $out =~ ^/dev/mqstripe[0-9]+$ ]]; then
 		pass "assemble after the fault: $out"
