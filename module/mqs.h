@@ -272,7 +272,8 @@ struct mqs_hctx {
  * @flush: an empty PREFLUSH (the member may strip the flag on the way).
  * @embedded: the bio is the request's own (struct mqs_cmd.mb), not one of
  *	the bio set: its completion uninits it instead of putting it.
- * @start_ns: when it was made (ktime_get_ns()), for its latency.
+ * @start_ns: when its request started, for its latency (see
+ *	mqs_stats_issue()).
  * @segs: segments the member counts in the bio (the gather's, which keeps
  *	it within the member's max_segments; see mqs_bio_room()).
  * @bio: the bio itself; must be last (bioset front pad).
@@ -345,10 +346,20 @@ int mqs_stats_hist_line(struct mqs_array *a, u32 slot, char *buf,
  * The IO path's part of the member figures: a count and a timestamp when a
  * member bio is made, a count, a sum and a bucket when it completes; and
  * the slow-member check queued when it is not (a flag test per request).
+ *
+ * The timestamp is the time blk_mq_start_request() took for the array
+ * request (RQF_STATS: the queue keeps request statistics, as writeback
+ * throttling makes it), the same clock (ktime_get_ns()) read just before
+ * the member bios are made; only where it took none is the clock read
+ * here.  A member's latency runs from its request's start to the member
+ * bio's end.
  */
 static inline void mqs_stats_issue(struct mqs_bio *mb, blk_opf_t opf)
 {
-	mb->start_ns = ktime_get_ns();
+	struct request *rq = mb->rq;
+
+	mb->start_ns = rq->rq_flags & RQF_STATS ? rq->io_start_time_ns :
+						   ktime_get_ns();
 	this_cpu_inc(mb->member->stats->issued[op_is_write(opf)]);
 }
 

@@ -1546,20 +1546,37 @@ static blk_status_t mqs_refuse(struct mqs_array *a, struct request *rq)
  * ->queue_rqs()).  Member requests must not be added to that plug: on 6.1
  * the flush is still walking its list (seen as an oops in
  * blk_add_rq_to_plug).  Member bios go under a plug of our own instead.
+ *
+ * Inside submit_bio() (current->bio_list set: a direct issue, or a plug
+ * flushed as a request is added to it) submit_bio_noacct() only queues
+ * member bios on that list, issued after we return (mqs_submit_list()):
+ * a plug of ours would always be empty there, and it would hide the
+ * caller's plug, whose cached time blk_mq_start_request() would otherwise
+ * take (blk_time_get_ns(), 6.9+), behind one that reads the clock again.
+ * So there none is started.
  */
-static struct blk_plug *mqs_plug_begin(struct blk_plug *plug)
-{
-	struct blk_plug *outer = current->plug;
+struct mqs_plug {
+	struct blk_plug plug;
+	struct blk_plug *outer;
+	bool own;
+};
 
+static void mqs_plug_begin(struct mqs_plug *p)
+{
+	p->own = !current->bio_list;
+	if (!p->own)
+		return;
+	p->outer = current->plug;
 	current->plug = NULL;
-	blk_start_plug(plug);
-	return outer;
+	blk_start_plug(&p->plug);
 }
 
-static void mqs_plug_end(struct blk_plug *plug, struct blk_plug *outer)
+static void mqs_plug_end(struct mqs_plug *p)
 {
-	blk_finish_plug(plug);
-	current->plug = outer;
+	if (!p->own)
+		return;
+	blk_finish_plug(&p->plug);
+	current->plug = p->outer;
 }
 
 static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
@@ -1568,7 +1585,7 @@ static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct mqs_array *a = hctx->queue->queuedata;
 	struct mqs_hctx *h = hctx->driver_data;
 	struct request *rq = bd->rq;
-	struct blk_plug plug, *outer;
+	struct mqs_plug plug;
 	struct bio_list out;
 	blk_status_t sts;
 
@@ -1577,7 +1594,7 @@ static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
 		return sts;
 
 	bio_list_init(&out);
-	outer = mqs_plug_begin(&plug);
+	mqs_plug_begin(&plug);
 	mqs_dispatch(a, rq, &out);
 	if (bd->last) {
 		mqs_submit_deferred(h);
@@ -1588,18 +1605,18 @@ static blk_status_t mqs_queue_rq(struct blk_mq_hw_ctx *hctx,
 		bio_list_merge(&h->deferred, &out);
 		spin_unlock_irq(&h->lock);
 	}
-	mqs_plug_end(&plug, outer);
+	mqs_plug_end(&plug);
 	return BLK_STS_OK;
 }
 
 /* The batch ended without a request marked last. */
 static void mqs_commit_rqs(struct blk_mq_hw_ctx *hctx)
 {
-	struct blk_plug plug, *outer;
+	struct mqs_plug plug;
 
-	outer = mqs_plug_begin(&plug);
+	mqs_plug_begin(&plug);
 	mqs_submit_deferred(hctx->driver_data);
-	mqs_plug_end(&plug, outer);
+	mqs_plug_end(&plug);
 }
 
 #ifdef HAVE_MQ_OPS_QUEUE_RQS
@@ -1609,12 +1626,12 @@ static void mqs_commit_rqs(struct blk_mq_hw_ctx *hctx)
  */
 static void mqs_queue_rqs(mqs_rq_list_t *rqlist)
 {
-	struct blk_plug plug, *outer;
+	struct mqs_plug plug;
 	struct bio_list out;
 	struct request *rq;
 
 	bio_list_init(&out);
-	outer = mqs_plug_begin(&plug);
+	mqs_plug_begin(&plug);
 	while ((rq = rq_list_pop(rqlist))) {
 		struct mqs_array *a = rq->q->queuedata;
 		blk_status_t sts = mqs_refuse(a, rq);
@@ -1627,7 +1644,7 @@ static void mqs_queue_rqs(mqs_rq_list_t *rqlist)
 		mqs_dispatch(a, rq, &out);
 	}
 	mqs_submit_list(&out);
-	mqs_plug_end(&plug, outer);
+	mqs_plug_end(&plug);
 }
 #endif
 

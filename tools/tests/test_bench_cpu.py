@@ -36,6 +36,9 @@ from benchfix import report_validate, result, write_host  # noqa: E402
 BASE = {
     (B.CPU_RANDREAD, "mqstripe"): 100000, (B.CPU_RANDREAD, "md"): 90000,
     (B.CPU_RANDREAD, "dm"): 80000, (B.CPU_RANDREAD, "jbod"): 105000,
+    (B.CPU_RANDREAD_BATCH, "mqstripe"): 100000,
+    (B.CPU_RANDREAD_BATCH, "md"): 90000, (B.CPU_RANDREAD_BATCH, "dm"): 80000,
+    (B.CPU_RANDREAD_BATCH, "jbod"): 105000,
     (B.CPU_RANDWRITE, "mqstripe"): 90000, (B.CPU_RANDWRITE, "md"): 80000,
     (B.CPU_RANDWRITE, "dm"): 70000, (B.CPU_RANDWRITE, "jbod"): 95000,
     (B.CPU_MIX, "mqstripe"): 50000, (B.CPU_MIX, "md"): 45000,
