@@ -97,6 +97,7 @@ static int mqs_ctl_create(void __user *arg)
 	if (err)
 		return err;
 	if (c.reserved0 || !mqs_zero(c.reserved, sizeof(c.reserved)) ||
+	    !mqs_zero(c.segment_members, sizeof(c.segment_members)) ||
 	    c.index || c.error_member || c.error_code)
 		return -EINVAL;
 	if (!(c.hdr.flags & MQSTRIPE_CREATE_F_UUID) &&
@@ -185,7 +186,9 @@ static int mqs_ctl_info(void __user *arg)
 	err = mqs_copy_in(&info, arg, sizeof(info), 0, false);
 	if (err)
 		return err;
-	if (!mqs_zero(info.reserved, sizeof(info.reserved)))
+	if (info.nr_segments || info.reserved0 ||
+	    !mqs_zero(info.segment_members, sizeof(info.segment_members)) ||
+	    !mqs_zero(info.reserved, sizeof(info.reserved)))
 		return -EINVAL;
 	index = info.index;
 	cap = info.members_cap;

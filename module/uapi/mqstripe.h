@@ -54,6 +54,8 @@
 #define MQSTRIPE_DEFAULT_QUEUE_DEPTH		128
 #define MQSTRIPE_NAME_LEN			32	/* with the NUL */
 #define MQSTRIPE_UUID_LEN			16
+/* segments of an array: the first members, then up to three added sets */
+#define MQSTRIPE_MAX_SEGMENTS			4
 
 /**
  * struct mqstripe_ioctl_hdr - first member of every command struct
@@ -95,6 +97,8 @@ struct mqstripe_ioctl_hdr {
 #define MQSTRIPE_FEAT_RESIZE		(1ULL << 11)
 /* CREATE takes MQSTRIPE_CREATE_F_MEMBER_SIZES (members of unequal size) */
 #define MQSTRIPE_FEAT_MEMBER_SIZES	(1ULL << 12)
+/* CREATE takes MQSTRIPE_CREATE_F_SEGMENTS, INFO reports the segments */
+#define MQSTRIPE_FEAT_SEGMENTS		(1ULL << 13)
 #define MQSTRIPE_FEAT_ALL		((1ULL << 13) - 1)
 
 /**
@@ -132,6 +136,8 @@ struct mqstripe_version {
 #define MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES	(1U << 4)
 /* use each member's own data size, @member_sizes_ptr: zones */
 #define MQSTRIPE_CREATE_F_MEMBER_SIZES	(1U << 5)
+/* the members are split into segments, @segment_members: members added */
+#define MQSTRIPE_CREATE_F_SEGMENTS	(1U << 6)
 #define MQSTRIPE_CREATE_F_ALL		((1U << 6) - 1)
 
 /*
@@ -223,6 +229,19 @@ enum mqstripe_error_code {
  *	sizes.  Equal sizes are one zone, as MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES
  *	makes.  The module has the flag when GET_VERSION reports
  *	MQSTRIPE_FEAT_MEMBER_SIZES.
+ * @segment_members: in, with MQSTRIPE_CREATE_F_SEGMENTS (which needs
+ *	MQSTRIPE_CREATE_F_MEMBER_SIZES): the members of each segment, in
+ *	slot order: segment 0 is the first @segment_members[0] members,
+ *	segment 1 the next @segment_members[1], and so on.  At least two
+ *	entries are not zero, the first zero entry ends the list (the rest
+ *	must be zero too), and the entries add up to @nr_members, else
+ *	EINVAL (MQSTRIPE_ERR_GEOMETRY).  Each segment is laid out as an
+ *	array of its own (its zones, by md raid0's rule over its members'
+ *	sizes) and follows the segments before it in the array: the
+ *	members of a set added to an array hold only the room they brought,
+ *	and nothing already written moves (docs/FORMAT.md "Segments").
+ *	Without the flag every entry must be zero.  The module has the flag
+ *	when GET_VERSION reports MQSTRIPE_FEAT_SEGMENTS.
  * @reserved: must be zero.
  *
  * Errors: EINVAL (header, geometry, name, duplicate member, zoned member,
@@ -246,7 +265,8 @@ struct mqstripe_create {
 	__u32 reserved0;
 	__u64 member_data_bytes;
 	__u64 member_sizes_ptr;
-	__u64 reserved[4];
+	__u32 segment_members[MQSTRIPE_MAX_SEGMENTS];
+	__u64 reserved[2];
 };
 
 /**
@@ -443,6 +463,14 @@ struct mqstripe_member_info {
  * @nr_hw_queues: out: hardware contexts.
  * @name: out: NUL-terminated.
  * @uuid: out.
+ * @nr_segments: out: the array's segments (CREATE's
+ *	@segment_members): 1 for an array made without
+ *	MQSTRIPE_CREATE_F_SEGMENTS; zero from a module without
+ *	MQSTRIPE_FEAT_SEGMENTS.
+ * @segment_members: out: the members of each segment, in slot order, as
+ *	CREATE had them; entry 0 is @nr_members with one segment, the
+ *	entries from @nr_segments on are zero.
+ * @reserved0: must be zero.
  * @reserved: must be zero.
  *
  * Errors: ENODEV, EINVAL, EPERM, EFAULT.
@@ -464,7 +492,10 @@ struct mqstripe_info {
 	__u32 nr_hw_queues;
 	char name[MQSTRIPE_NAME_LEN];
 	__u8 uuid[MQSTRIPE_UUID_LEN];
-	__u64 reserved[6];
+	__u32 nr_segments;
+	__u32 segment_members[MQSTRIPE_MAX_SEGMENTS];
+	__u32 reserved0;
+	__u64 reserved[3];
 };
 
 /**
