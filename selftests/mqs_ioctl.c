@@ -451,9 +451,9 @@ static void t_create(void)
 	info.hdr.version = 2;
 	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO unknown version");
 	info.hdr.version = MQSTRIPE_ABI_VERSION;
-	info.reserved[5] = 1;
-	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO reserved[5] 1");
-	info.reserved[5] = 0;
+	info.reserved[2] = 1;
+	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO reserved[2] 1");
+	info.reserved[2] = 0;
 	info.index = 100000;
 	expect(xioctl(MQSTRIPE_IOC_INFO, &info), ENODEV, "INFO of a missing array");
 
@@ -565,8 +565,8 @@ static void t_create(void)
 	c.reserved0 = 1;
 	bad_create(&c, EINVAL, -1, 0, "CREATE reserved0 1");
 	create_init(&c, fds, 3);
-	c.reserved[3] = 1;
-	bad_create(&c, EINVAL, -1, 0, "CREATE reserved[3] 1");
+	c.reserved[1] = 1;
+	bad_create(&c, EINVAL, -1, 0, "CREATE reserved[1] 1");
 	create_init(&c, fds, 0);
 	bad_create(&c, EINVAL, -1, 0, "CREATE 0 members");
 	create_init(&c, fds, MQSTRIPE_MAX_MEMBERS + 1);
