@@ -94,23 +94,55 @@ fresh() {
 		members linear
 	fi
 }
-made() {
+# The setups of the cuts: the members' superblock areas (their first 12
+# KiB: both copies of either format; the data starts at 1 MiB, and no
+# command here writes data) of the stopped array, saved once after a
+# create, a fill through it and a stop, and put back before each cut (a
+# create, a fill and a stop before every cut cost seconds under TCG)
+SB_AREA=12K
+save() {	# save NAME: the members' superblock areas as they are now
+	local i
+	for i in 0 1; do
+		dd if="${C[i]}" of="$MQS_TMP/sb-$1.$i" bs=$SB_AREA count=1 \
+			iflag=direct status=none || return 1
+	done
+}
+put() {	# put NAME: no array running, the members at their first size
+	local i
+	stop_all
+	if [ "$size" != "$SMALL" ]; then
+		size=$SMALL
+		members linear || { reason="setup: members back at their size"; return 1; }
+	fi
+	for i in 0 1; do
+		dd if="$MQS_TMP/sb-$1.$i" of="${C[i]}" bs=$SB_AREA count=1 \
+			oflag=direct status=none ||
+			{ reason="setup: superblock area of ${C[i]} put back"; return 1; }
+	done
+}
+# make FORMAT: the stopped array of that format, data written through it
+make_stopped() {
 	local a
 	fresh
-	a=$("$STRIPECTL" create --name "$ARRAY" --chunk 64K "${C[@]}" 2>"$MQS_TMP/setup.err") ||
-		{ reason="setup: create failed: $(cat "$MQS_TMP/setup.err")"; return 1; }
+	a=$("$STRIPECTL" create --metadata "$1" --name "$ARRAY" --chunk 64K "${C[@]}" 2>"$MQS_TMP/setup.err") ||
+		mqs_die "create --metadata $1" "$(cat "$MQS_TMP/setup.err")"
 	pattern fill "$a" 0 "$DATA" "$SEED" >/dev/null ||
-		{ reason="setup: data written through $a"; return 1; }
+		mqs_die "data written through $a"
+	quiet stop "$ARRAY" || mqs_die "stop of the format-$1 array"
+	save "format$1" || mqs_die "superblock areas saved"
 }
-stopped() {
-	made || return 1
-	quiet stop "$ARRAY" || { reason="setup: stop failed"; return 1; }
+stopped() { put format2; }
+made() {	# the array running
+	put format2 || return 1
+	"$STRIPECTL" assemble "${C[@]}" >/dev/null 2>"$MQS_TMP/setup.err" ||
+		{ reason="setup: assemble failed: $(cat "$MQS_TMP/setup.err")"; return 1; }
 }
 grown() {	# stopped, then the members grow by 32 MiB each
 	stopped || return 1
 	size=$BIG
 	members linear || { reason="setup: members grown"; return 1; }
 }
+stopped1() { put format1; }	# a format-1 array, stopped
 
 # run_cut K ARGS...: stripectl ARGS, cut after its K-th superblock write;
 # sets rc (137: cut)
@@ -217,16 +249,6 @@ renamed() {
 		reason="the members' names after the assembly: $names"
 	fi
 }
-stopped1() {	# a format-1 array, stopped
-	local a
-	fresh
-	a=$("$STRIPECTL" create --metadata 1 --name "$ARRAY" --chunk 64K "${C[@]}" 2>"$MQS_TMP/setup.err") ||
-		{ reason="setup: create --metadata 1 failed: $(cat "$MQS_TMP/setup.err")"; return 1; }
-	pattern fill "$a" 0 "$DATA" "$SEED" >/dev/null ||
-		{ reason="setup: data written through $a"; return 1; }
-	quiet stop "$ARRAY" || { reason="setup: stop failed"; return 1; }
-}
-
 # cut_each DESC SETUP RECOVERY ARGS...: for K = 1, 2, ...: SETUP, then
 # stripectl ARGS cut after write K, then RECOVERY judges; until ARGS end
 # without a cut
@@ -261,6 +283,8 @@ cut_each() {
 }
 
 mark=$(klog_mark "persist power cuts")
+make_stopped 1
+make_stopped 2
 cut_each "create" fresh created create --name "$ARRAY" --chunk 64K "${C[@]}"
 cut_each "stop" made comes_back stop $ARRAY
 cut_each "assemble" stopped comes_back assemble "${C[@]}"
