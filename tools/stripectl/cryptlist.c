@@ -14,8 +14,9 @@
  * which the generator tells a map whose crypttab line names another LUKS
  * volume now.  Every start of an array (create, each kind of assemble)
  * replaces that array's lines by its dm-crypt members (a map that is now
- * a member of this array loses its line of another), writing only when
- * that changes the file; zero-superblock drops the lines of the maps it
+ * a member of this array loses its line of another), and so does
+ * assemble --scan for every array running then, writing only when that
+ * changes the file; zero-superblock drops the lines of the maps it
  * erased.  Commands that call these hold the metadata lock.  The file is
  * best effort: a read-only /etc (the initramfs, early boot) writes
  * nothing, silently; any other failure is a warning, never a failure of
@@ -55,22 +56,21 @@ const char *mqs_crypt_list_path(void)
  * (dm UUID "CRYPT-..."), whose name a crypttab line can carry (no blank,
  * no control byte).  Return: true for such a map.
  */
-static bool crypt_map_of(int fd, char *name, size_t nlen, char *dmuuid,
+static bool crypt_map_of(dev_t dev, char *name, size_t nlen, char *dmuuid,
 			 size_t ulen)
 {
 	char path[96];
-	struct stat st;
 	const char *p;
 
-	if (fstat(fd, &st) || !S_ISBLK(st.st_mode))
+	if (!dev)
 		return false;
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/dm/uuid",
-		 major(st.st_rdev), minor(st.st_rdev));
+		 major(dev), minor(dev));
 	if (mqs_sysfs_read(path, dmuuid, ulen) ||
 	    strncmp(dmuuid, "CRYPT-", 6))
 		return false;
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/dm/name",
-		 major(st.st_rdev), minor(st.st_rdev));
+		 major(dev), minor(dev));
 	if (mqs_sysfs_read(path, name, nlen) || !*name)
 		return false;
 	for (p = name; *p; p++)
@@ -213,8 +213,19 @@ static void rewrite(const char *uuid, char names[][128], char dmuuids[][160],
 	free(old);
 }
 
-void mqs_crypt_list_started(const uint8_t uuid[16], const int *fds,
-			    uint32_t nr)
+/* The block device an open fd is, or 0. */
+static dev_t fd_dev(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISBLK(st.st_mode))
+		return 0;
+	return st.st_rdev;
+}
+
+/* An array's lines from its members' devices. */
+static void array_members(const uint8_t uuid[16], const dev_t *devs,
+			  uint32_t nr)
 {
 	char (*names)[128] = calloc(nr ? nr : 1, sizeof(*names));
 	char (*dmuuids)[160] = calloc(nr ? nr : 1, sizeof(*dmuuids));
@@ -224,7 +235,7 @@ void mqs_crypt_list_started(const uint8_t uuid[16], const int *fds,
 	if (!names || !dmuuids)
 		goto out;
 	for (i = 0; i < nr; i++)
-		if (crypt_map_of(fds[i], names[n], sizeof(names[n]),
+		if (crypt_map_of(devs[i], names[n], sizeof(names[n]),
 				 dmuuids[n], sizeof(dmuuids[n])))
 			n++;
 	mqs_format_uuid(uuid, u);
@@ -232,6 +243,54 @@ void mqs_crypt_list_started(const uint8_t uuid[16], const int *fds,
 out:
 	free(names);
 	free(dmuuids);
+}
+
+void mqs_crypt_list_started(const uint8_t uuid[16], const int *fds,
+			    uint32_t nr)
+{
+	dev_t *devs = calloc(nr ? nr : 1, sizeof(*devs));
+	uint32_t i;
+
+	if (!devs)
+		return;
+	for (i = 0; i < nr; i++)
+		devs[i] = fd_dev(fds[i]);
+	array_members(uuid, devs, nr);
+	free(devs);
+}
+
+/* assemble --scan: the lines of every running array without a failed member */
+void mqs_crypt_list_running(void)
+{
+	struct mqstripe_member_info *members;
+	struct mqstripe_info info;
+	uint32_t *indexes = NULL, count = 0, i, s;
+	dev_t devs[MQSTRIPE_MAX_MEMBERS];
+	struct mqs_ctl ctl;
+
+	if (mqs_ctl_open(&ctl))
+		return;
+	members = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*members));
+	if (members && !mqs_list(&ctl, &indexes, &count)) {
+		for (i = 0; i < count; i++) {
+			if (mqs_info(&ctl, indexes[i], &info, members,
+				     MQSTRIPE_MAX_MEMBERS))
+				continue;
+			for (s = 0; s < info.nr_members &&
+			     s < MQSTRIPE_MAX_MEMBERS; s++) {
+				if (member_failed(&members[s]))
+					break;
+				devs[s] = makedev(members[s].major,
+						  members[s].minor);
+			}
+			/* a failed member's map may be gone: lines kept */
+			if (s == info.nr_members)
+				array_members(info.uuid, devs, s);
+		}
+	}
+	free(indexes);
+	free(members);
+	mqs_ctl_close(&ctl);
 }
 
 void mqs_crypt_list_forget(const int *fds, uint32_t nr)
@@ -243,9 +302,8 @@ void mqs_crypt_list_forget(const int *fds, uint32_t nr)
 	if (!names)
 		return;
 	for (i = 0; i < nr; i++)
-		if (fds[i] >= 0 && crypt_map_of(fds[i], names[n],
-						sizeof(names[n]), dmuuid,
-						sizeof(dmuuid)))
+		if (crypt_map_of(fd_dev(fds[i]), names[n], sizeof(names[n]),
+				 dmuuid, sizeof(dmuuid)))
 			n++;
 	if (n)
 		rewrite(NULL, NULL, NULL, 0, names, n);

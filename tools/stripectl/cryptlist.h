@@ -8,6 +8,7 @@
 const char *mqs_crypt_list_path(void);
 void mqs_crypt_list_started(const uint8_t uuid[16], const int *fds,
 			    uint32_t nr);
+void mqs_crypt_list_running(void);
 void mqs_crypt_list_forget(const int *fds, uint32_t nr);
 
 #endif /* STRIPECTL_CRYPTLIST_H */

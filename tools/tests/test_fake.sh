@@ -1720,6 +1720,10 @@ quiet stop dmx
 sc assemble "$L0" /dev/mapper/crypt1 "$L2"
 check "assemble again over the map: the list as it was" \
 	eval 'rc_is 0 && [ "$(grep -v "^#" "$MQSTRIPE_CRYPT_MEMBERS")" = "$cline" ]'
+printf '# emptied by hand\n' >"$MQSTRIPE_CRYPT_MEMBERS"
+sc assemble --scan --name dmx
+check "assemble --scan (dmx running already): the members of the running arrays listed again" \
+	eval '[ "$(grep -v "^#" "$MQSTRIPE_CRYPT_MEMBERS")" = "$cline" ]'
 quiet stop dmx
 check "... and after its stop" eval '[ "$(grep -v "^#" "$MQSTRIPE_CRYPT_MEMBERS")" = "$cline" ]'
 quiet zero-superblock "$L0" "$L1" "$L2"
