@@ -52,7 +52,7 @@ clean: module-clean
 # ---- installation ------------------------------------------------------------
 #
 #   make install [DESTDIR=] [PREFIX=/usr]  stripectl, stripectl(8), bash completion,
-#       udev rule, systemd units, initramfs-tools hook and script (then run
+#       udev rule, systemd units and generator, initramfs-tools hook and script (then run
 #       update-initramfs -u for a root or /usr on an array)
 #   make uninstall [DESTDIR=] [PREFIX=/usr]  removes exactly what install put
 #   make dkms-source DKMS_SRCDIR=.../mqstripe-<version>  the module source
@@ -75,6 +75,9 @@ UDEVRULESDIR ?= /lib/udev/rules.d
 SYSTEMDUNITDIR ?= /lib/systemd/system
 # the shutdown's last resort (mdadm's mdadm.shutdown is its md peer)
 SYSTEMDSHUTDOWNDIR ?= /lib/systemd/system-shutdown
+# mqstripe-generator: orders the cryptsetup units of dm-crypt members
+# before mqstripe-stop.service (from /etc/mqstripe/crypt-members)
+SYSTEMDGENERATORDIR ?= /lib/systemd/system-generators
 # Debian's initramfs-tools: the hook puts the module, stripectl and the
 # udev rule into the initramfs, the local-block script starts arrays there
 INITRAMFSDIR ?= /usr/share/initramfs-tools
@@ -85,6 +88,7 @@ INSTALLED := $(SBINDIR)/stripectl $(MANDIR)/man8/stripectl.8.gz \
 	$(addprefix $(UDEVRULESDIR)/,$(notdir $(UDEV_RULES))) \
 	$(addprefix $(SYSTEMDUNITDIR)/,$(notdir $(SYSTEMD_UNITS))) \
 	$(SYSTEMDSHUTDOWNDIR)/mqstripe.shutdown \
+	$(SYSTEMDGENERATORDIR)/mqstripe-generator \
 	$(INITRAMFSDIR)/hooks/mqstripe $(INITRAMFSDIR)/scripts/local-block/mqstripe
 
 # The module source, exactly: what DKMS and the mqstripe-dkms package get.
@@ -124,6 +128,7 @@ install: stripectl
 		$(DESTDIR)$(BASHCOMPDIR)/stripectl
 	$(foreach f,$(UDEV_RULES) $(SYSTEMD_UNITS),$(call install_sbin_path,$(f),$(if $(filter %.rules,$(f)),$(UDEVRULESDIR),$(SYSTEMDUNITDIR))))
 	$(call install_sbin_script,tools/systemd/mqstripe.shutdown,$(SYSTEMDSHUTDOWNDIR)/mqstripe.shutdown)
+	$(call install_sbin_script,tools/systemd/mqstripe-generator,$(SYSTEMDGENERATORDIR)/mqstripe-generator)
 	$(call install_sbin_script,tools/initramfs/hook,$(INITRAMFSDIR)/hooks/mqstripe)
 	$(call install_sbin_script,tools/initramfs/local-block,$(INITRAMFSDIR)/scripts/local-block/mqstripe)
 

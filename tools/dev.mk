@@ -89,7 +89,7 @@ DEB_FILES := $(DKMS_FILES) README.md tools/stripectl/Makefile \
 	$(wildcard tools/stripectl/*.c tools/stripectl/*.h) \
 	tools/stripectl/stripectl.8 tools/stripectl/mqstripe.conf.5 \
 	tools/stripectl/stripectl.bash-completion \
-	$(UDEV_RULES) $(SYSTEMD_UNITS) tools/systemd/mqstripe.shutdown \
+	$(UDEV_RULES) $(SYSTEMD_UNITS) tools/systemd/mqstripe.shutdown tools/systemd/mqstripe-generator \
 	tools/initramfs/hook tools/initramfs/local-block
 
 dkms-install:

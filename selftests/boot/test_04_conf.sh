@@ -16,8 +16,9 @@
 # its chunk): the udev rule's record-fault puts the others two events
 # ahead at once, the shutdown stops the array without updating that
 # member, and before systemd-cryptsetup detaches the maps (each member's
-# unit ordered before mqstripe-stop.service by a drop-in, as the docs
-# say; the journal's order), so the next boot refuses it as stale (udev and the boot-time
+# unit ordered before mqstripe-stop.service by the drop-in of the
+# package's generator, from the list of member maps that create wrote;
+# the journal's order), so the next boot refuses it as stale (udev and the boot-time
 # unit), the journal naming it and --force; assemble --scan --force
 # starts the array, its data intact.  A member of another array (over
 # dm-linear maps) fails and gets its table back: clear takes it back and
@@ -25,9 +26,9 @@
 # Then another member of the dm-crypt array fails and the power is cut
 # (sysrq o, no stop): the next boot refuses it as stale too, and
 # assemble --force says the array was not stopped cleanly.  The monitor's unit, enabled by
-# the package, does not run while the file has no MAILADDR or PROGRAM
-# line; with a PROGRAM line it runs at boot and the program gets the
-# array's array_stopped event.
+# the package, runs without a MAILADDR or PROGRAM line and logs the
+# member's fault to syslog; with a PROGRAM line it runs at boot and the
+# program gets the array's array_stopped event.
 # Catches: a boot path that ignores the file (the initramfs with a copy
 # of it, the udev rule, the unit), a note that does not say what to add;
 # an array over dm-crypt maps that the boot never starts (the maps appear
@@ -37,8 +38,9 @@
 # stop the arrays, or writes a clean superblock on a faulty member) or
 # after a power cut (a fault not recorded when it happened), a refusal
 # that does not name it; a cleared member refused at the next assembly;
-# maps detached before the array over them is stopped; a monitor unit that runs unconfigured,
-# or not at all when configured.
+# maps detached before the array over them is stopped (no drop-in made
+# for the members' maps); a monitor unit that does not run unconfigured
+# (nothing records a fault that udev missed), or not at all when configured.
 
 boot_test() {
 	drives 6 256M
@@ -60,16 +62,16 @@ for i in 2 3 4 5; do
 		--key-file /etc/keys/mqs.key "/dev/nvme${i}n1" ||
 		echo "not ok - luksFormat /dev/nvme${i}n1"
 	echo "mqscrypt$i UUID=$(cryptsetup luksUUID "/dev/nvme${i}n1") /etc/keys/mqs.key luks,nofail" >>/etc/crypttab
-	# each member's map ordered before mqstripe-stop.service, so that
-	# at shutdown the array stops before the map is detached (as
-	# docs/ASSEMBLY.md "Members over dm-crypt" says)
-	mkdir -p "/etc/systemd/system/systemd-cryptsetup@mqscrypt$i.service.d"
-	printf '[Unit]\nBefore=mqstripe-stop.service\n' \
-		>"/etc/systemd/system/systemd-cryptsetup@mqscrypt$i.service.d/mqstripe.conf"
 	cryptsetup open --key-file /etc/keys/mqs.key "/dev/nvme${i}n1" "mqscrypt$i"
 	M+=("/dev/mapper/mqscrypt$i")
 done
 new_xfs_array cryptdata "${M[@]}"
+# no drop-in by hand: create lists the member maps for the package's
+# generator, which orders their cryptsetup units before
+# mqstripe-stop.service at the next boot
+check_eq "create listed the four member maps in /etc/mqstripe/crypt-members" \
+	"mqscrypt2 mqscrypt3 mqscrypt4 mqscrypt5" \
+	"$(grep -v '^#' /etc/mqstripe/crypt-members 2>/dev/null | awk '{ print $1 }' | sort | xargs)"
 mkdir -p /srv/crypt
 echo "UUID=$U /srv/crypt xfs defaults,nofail 0 0" >>/etc/fstab
 mount "$A" /srv/crypt
@@ -113,7 +115,14 @@ $STRIPECTL examine --scan --brief | grep ' name=guestdisk$' >>/etc/mqstripe.conf
 update-initramfs -u >/dev/null 2>&1
 check "examine --scan --brief gave its ARRAY line" grep -q "^ARRAY uuid=.* name=guestdisk$" /etc/mqstripe.conf
 check "mqstripe-monitor.service enabled by the package" systemctl is-enabled -q mqstripe-monitor.service
-check "... and not running without MAILADDR or PROGRAM" test "$(systemctl is-active mqstripe-monitor.service)" = inactive
+check "... and running without MAILADDR or PROGRAM" systemctl is-active -q mqstripe-monitor.service
+# the members' maps ordered before mqstripe-stop.service by the drop-ins
+# of the package's generator (none in /etc)
+for i in 2 3 4 5; do
+	check "systemd-cryptsetup@mqscrypt$i.service before mqstripe-stop.service, by mqstripe-generator's drop-in" sh -c \
+		"systemctl show -p Before --value systemd-cryptsetup@mqscrypt$i.service | tr ' ' '\n' | grep -qx mqstripe-stop.service &&
+		 systemctl show -p DropInPaths --value systemd-cryptsetup@mqscrypt$i.service | grep -q /run/systemd/generator/systemd-cryptsetup@mqscrypt$i.service.d/mqstripe.conf"
+done
 printf '#!/bin/sh\necho "$*" >>/var/log/mqs-events\n' >/usr/local/sbin/mqs-event
 chmod +x /usr/local/sbin/mqs-event
 echo "PROGRAM /usr/local/sbin/mqs-event" >>/etc/mqstripe.conf
@@ -137,6 +146,10 @@ check_eq "the udev rule recorded the fault at once: slot 0 two events ahead" \
 	"$(($(cat /root/events.cryptdata) + 2))" "$(sb_events "$m0")"
 check "... naming slot 1 in the system log" sh -c \
 	"journalctl -b -o cat --no-pager | grep -q \"record-fault: $A: slot 1 ([^)]*) is faulty: recorded in the superblocks of the 3 other members\""
+# the monitor, running without MAILADDR or PROGRAM, logged the event
+wait_for 30 sh -c "journalctl -b -t stripectl-monitor -o cat --no-pager | grep -q '^member_faulty $A .*slot 1'"
+check "the monitor (no MAILADDR or PROGRAM) logged member_faulty of slot 1 to syslog" sh -c \
+	"journalctl -b -t stripectl-monitor -o cat --no-pager | grep -q '^member_faulty $A .*slot 1'"
 GUEST
 	# the crypt drives in another order, among the others
 	boot "${D[5]},${D[1]},${D[3]},${D[0]},${D[2]},${D[4]}" "AUTO no: not started; dm-crypt array started" || return
@@ -145,7 +158,7 @@ GUEST
 journalctl -b -1 -o cat --no-pager >/tmp/prev.log
 check "the shutdown stopped cryptdata, its faulty member's superblock not updated" \
 	grep -q "(slot 1, [0-9:]*) is faulty (the module saw IO errors on it): its superblock was not updated" /tmp/prev.log
-# the shutdown's order (the members' drop-ins): the arrays stopped
+# the shutdown's order (mqstripe-generator's drop-ins): the arrays stopped
 # (mqstripe-stop.service) before systemd-cryptsetup began to detach the
 # member maps
 stopped=$(grep -nE "^Stopped (mqstripe-stop.service|Stop mqstripe arrays after)" /tmp/prev.log | head -1 | cut -d: -f1)
@@ -154,7 +167,7 @@ grep -nE "^Stopped (mqstripe-stop.service|Stop mqstripe arrays after)|^Stopping 
 	sed 's/^/#   /' | head -6
 check "the shutdown stopped the arrays before it detached their dm-crypt members" \
 	test -n "$stopped" -a -n "$detach" -a "${stopped:-0}" -lt "${detach:-0}"
-check "no ordering cycle of units in the boot with the dm-crypt maps (the members' drop-ins)" \
+check "no ordering cycle of units in the boot with the dm-crypt maps (the generator's drop-ins)" \
 	sh -c "! grep -qi 'ordering cycle' /tmp/prev.log"
 check_stale_at_boot cryptdata "$(cat /root/faulty.cryptdata)" "the boot refused it as stale, naming it"
 check "... saying it was faulty or gone when the array stopped, and that --force starts it" \

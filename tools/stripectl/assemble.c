@@ -52,6 +52,7 @@
 #include "assemble.h"
 #include "common.h"
 #include "conf.h"
+#include "cryptlist.h"
 #include "devio.h"
 #include "fault.h"
 #include "member.h"
@@ -1706,6 +1707,8 @@ int cmd_assemble(const struct cmd *cmd, int argc, char **argv)
 		 */
 		if (record_faults_all(false))
 			rc = MQS_EXIT_FAIL;
+		/* the dm-crypt members of every running array, listed */
+		mqs_crypt_list_running();
 	} else {
 		rc = assemble_devices(&ctx, argv + first, (size_t)nargs, name,
 				      uuid_str ? uuid : NULL);

@@ -11,7 +11,8 @@
  * array_started and array_stopped; --test makes a "test" event per array.
  * Each event goes to the program (PROGRAM EVENT DEVICE [SLOT MEMBER], the
  * event's fields also in its environment), to a mail (sendmail -t) and to
- * syslog, and one line on stdout.
+ * syslog, and one line on stdout (stdout alone when none is given: the
+ * monitor runs anyway, for the fault records below).
  *
  * The events come from the kernel's uevent socket (libudev's "kernel"
  * monitor), not from udevd's: the monitor needs nothing but the event's
@@ -878,12 +879,11 @@ int cmd_monitor(const struct cmd *cmd, int argc, char **argv)
 	m.sendmail = getenv("MQSTRIPE_SENDMAIL");
 	if (!m.sendmail || !*m.sendmail)
 		m.sendmail = MQS_SENDMAIL;
-	if (!m.program && !m.mailaddr && !m.syslog) {
-		mqs_error("monitor: nowhere to report: give --program, --mail or --syslog, or %s a MAILADDR or PROGRAM line in %s (mqstripe.conf(5))",
-			  scan ? "put" : "--scan with", mqs_conf_path());
-		rc = MQS_EXIT_USAGE;
-		goto out;
-	}
+	/*
+	 * Without --program, --mail or --syslog (no MAILADDR or PROGRAM line
+	 * either) the events go to stdout alone: the monitor still runs,
+	 * since it records the faults in the superblocks (udev may not).
+	 */
 	rc = check_destinations(&m, from);
 	if (rc)
 		goto out;

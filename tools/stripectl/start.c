@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "cryptlist.h"
 #include "devio.h"
 #include "errmsg.h"
 #include "parse.h"
@@ -164,13 +165,16 @@ int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
 	memcpy(c.uuid, uuid, sizeof(c.uuid));
 
 	rc = mqs_create(ctl, &c);
-	free(fds);
 	if (rc) {
+		free(fds);
 		mqs_create_error(-rc, c.error_code, c.error_member,
 				 ctl->kernel_abi, req, msg, sizeof(msg));
 		mqs_error("%s", msg);
 		return MQS_EXIT_FAIL;
 	}
+	/* dm-crypt members: for the shutdown's order (mqstripe-generator) */
+	mqs_crypt_list_started(uuid, fds, req->nr_members);
+	free(fds);
 	*index = c.index;
 	return MQS_EXIT_OK;
 }

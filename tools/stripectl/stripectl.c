@@ -232,8 +232,10 @@ static const struct cmd commands[] = {
 "MAILADDR, MAILFROM and PROGRAM lines of /etc/mqstripe.conf\n"
 "(MQSTRIPE_CONF; mqstripe.conf(5)); --program and --mail override them.\n"
 "DEVICE (/dev/mqstripeN, mqstripeN, a link to it), an array name or UUID\n"
-"limits the monitor to those arrays, running or not.  Without anywhere\n"
-"to report the monitor refuses to start.",
+"limits the monitor to those arrays, running or not.  Without --program,\n"
+"--mail or --syslog (nor a MAILADDR or PROGRAM line) the events go to\n"
+"stdout only; the monitor runs all the same: it records each member\n"
+"fault in the superblocks, as record-fault does.",
 		.min_args = 0,
 		.max_args = -1,
 	},

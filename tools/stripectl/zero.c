@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 
 #include "common.h"
+#include "cryptlist.h"
 #include "devio.h"
 #include "member.h"
 #include "opts.h"
@@ -118,6 +119,8 @@ int cmd_zero_superblock(const struct cmd *cmd, int argc, char **argv)
 			memset(w.new, 0, MQS_SB_AREA_SIZE);
 			if (sbw_write_all(&w, 1))
 				rc = MQS_EXIT_FAIL;
+			else	/* a dm-crypt map no longer a member */
+				mqs_crypt_list_forget(&w.excl, 1);
 		}
 		sbw_release(&w, 1);
 		free(w.old);

@@ -44,6 +44,8 @@ L0=${loops[0]} L1=${loops[1]} L2=${loops[2]} L3=${loops[3]} L4=${loops[4]}
 L5=${loops[5]}
 fake_root
 R=$FAKE_MQS_ROOT
+# the list of dm-crypt members (stripectl create, assemble): not /etc's
+export MQSTRIPE_CRYPT_MEMBERS=$TMP/crypt-members
 export FAKE_MQS_MEMBER_SIZE=$((1 << 30))
 
 VG=()
@@ -672,6 +674,49 @@ check "clear: the fault record names no slot any more" \
 FAKE_MQS_FAULTY=1 sc assemble --scan
 check "... a member faulty again after its clear: recorded again" \
 	eval 'rc_is 0 && err_is "slot 1 .* is faulty: recorded" && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS)" = "$((ev + 5)) $((ev + 3))" ]'
+FAKE_MQS_FAULTY=1 LD_PRELOAD=$FAKE "$STRIPECTL" clear db 1 >/dev/null
+
+# the monitor with a conf that has no MAILADDR or PROGRAM line (a machine
+# without mail settings): it runs all the same and records the fault that
+# nothing else recorded.  First the monitor's unit as systemd runs it: its
+# ExecCondition lines (if any) must pass with such a conf, and its
+# ExecStart (the long-running monitor) records the fault it finds; then
+# "monitor --scan --oneshot" without any destination
+unit=$TOP/tools/systemd/mqstripe-monitor.service
+printf 'AUTO yes\n' >"$TMP/nomail.conf"
+conds_ok=yes
+while IFS= read -r c; do
+	c=${c//\/etc\/mqstripe.conf/$TMP\/nomail.conf}
+	c=${c#-}
+	sh -c "$c" || conds_ok="no: $c"
+done < <(sed -n 's/^ExecCondition=//p' "$unit")
+check "mqstripe-monitor.service: its conditions pass with a conf lacking MAILADDR and PROGRAM" \
+	eval '[ "$conds_ok" = yes ] || { echo "# $conds_ok"; false; }'
+read -r -a margs < <(sed -n 's|^ExecStart=/usr/sbin/stripectl ||p' "$unit")
+ev=$(ex "$L1" MQSTRIPE_EVENTS)
+rm -f "$TMP/syslog"
+FAKE_MQS_FAULTY=1 FAKE_MQS_SYSLOG=$TMP/syslog MQSTRIPE_CONF=$TMP/nomail.conf \
+	LD_PRELOAD=$FAKE "$STRIPECTL" "${margs[@]}" >"$TMP/out" 2>"$TMP/err" &
+mpid=$!
+for _ in $(seq 100); do
+	[ "$(ex "$L0" MQSTRIPE_EVENTS)" = $((ev + 2)) ] && break
+	sleep 0.1
+done
+running=no
+kill -0 "$mpid" 2>/dev/null && running=yes
+kill -TERM "$mpid" 2>/dev/null
+wait "$mpid"
+check "... and its command (${margs[*]}) runs, recording slot 1 faulty, saying so" \
+	eval '[ "$running" = yes ] && grep -q "^stripectl: /dev/mqstripe0: slot 1 ($L1, $m1) is faulty: recorded" "$TMP/err" && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS)" = "$((ev + 2)) $((ev + 2)) $ev" ]'
+FAKE_MQS_FAULTY=1 LD_PRELOAD=$FAKE "$STRIPECTL" clear db 1 >/dev/null
+ev=$(ex "$L1" MQSTRIPE_EVENTS)
+FAKE_MQS_FAULTY=1 MQSTRIPE_CONF=$TMP/nomail.conf sc monitor --scan --oneshot
+check "monitor --scan --oneshot, no MAILADDR, PROGRAM, --syslog: runs, the event on stdout, the fault recorded" \
+	eval 'rc_is 0 && grep -q "^member_faulty /dev/mqstripe0 (array .db., UUID [0-9a-f-]*): slot 1, member $L1 ($m1), array active\$" "$TMP/out" && grep -q "^stripectl: /dev/mqstripe0: slot 1 ($L1, $m1) is faulty: recorded" "$TMP/err" && [ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS)" = "$((ev + 2)) $ev" ]'
+crash
+sc assemble "$L0" "$L1" "$L2"
+check "... after a crash: the member refused as stale" eval 'rc_is 1 && err_is "stale member of array .db."'
+LD_PRELOAD=$FAKE "$STRIPECTL" assemble --force "$L0" "$L1" "$L2" >/dev/null 2>&1
 FAKE_MQS_FAULTY=1 LD_PRELOAD=$FAKE "$STRIPECTL" clear db 1 >/dev/null
 LD_PRELOAD=$FAKE "$STRIPECTL" stop db >/dev/null 2>&1
 
@@ -1592,11 +1637,48 @@ fresh
 dmm=$((0x$(stat -c %t "$L1"))):$((0x$(stat -c %T "$L1")))
 mkdir -p "$R/sys/dev/block/$dmm/dm" "$R/dev/mapper"
 echo crypt1 >"$R/sys/dev/block/$dmm/dm/name"
+echo CRYPT-LUKS2-0123456789abcdef0123456789abcdef-crypt1 >"$R/sys/dev/block/$dmm/dm/uuid"
 printf 'MAJOR=%s\nMINOR=%s\nDEVNAME=dm-9\nDEVTYPE=disk\n' "${dmm%:*}" "${dmm#*:}" >"$R/sys/dev/block/$dmm/uevent"
 mknod "$R/dev/mapper/crypt1" b "${dmm%:*}" "${dmm#*:}"
 mknod "$R/dev/dm-9" b "${dmm%:*}" "${dmm#*:}"
+check "no list of dm-crypt members after arrays without one" test ! -e "$MQSTRIPE_CRYPT_MEMBERS"
 quiet create --name dmx --chunk 64K "$L0" "$L1" "$L2"
 ddev=$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "dmx" { print $1 }')
+duuid=$(ex "$L0" MQSTRIPE_ARRAY_UUID)
+cline="crypt1 $duuid CRYPT-LUKS2-0123456789abcdef0123456789abcdef-crypt1"
+check "create over a dm-crypt map (dm UUID CRYPT-...): the map in the list of dm-crypt members, with the array's UUID" \
+	eval '[ "$(grep -v "^#" "$MQSTRIPE_CRYPT_MEMBERS")" = "$cline" ]'
+# mqstripe-generator: the list and /etc/crypttab to drop-ins that order
+# the members' cryptsetup units before mqstripe-stop.service; a line of a
+# map that crypttab does not open, or opens from another LUKS volume now
+# (a stale line), orders nothing: it must not hold the boot
+gen() {	# gen CRYPTTAB-TEXT: run the generator into $TMP/gen
+	rm -rf "$TMP/gen" && mkdir "$TMP/gen"
+	printf '%s\n' "$1" >"$TMP/crypttab"
+	MQSTRIPE_CRYPTTAB=$TMP/crypttab sh "$TOP/tools/systemd/mqstripe-generator" \
+		"$TMP/gen" "$TMP/gen.early" "$TMP/gen.late" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	(cd "$TMP/gen" && find . -type f | sort) >"$TMP/gen.files"
+}
+drop=./systemd-cryptsetup@crypt1.service.d/mqstripe.conf
+gen "# a comment
+crypt1 UUID=01234567-89AB-cdef-0123-456789abcdef /etc/keys/k luks,nofail
+swap1 /dev/sdz /dev/urandom swap"
+check "mqstripe-generator: a drop-in for the member's map alone, ordering it before mqstripe-stop.service" \
+	eval 'rc_is 0 && no_err && [ "$(cat "$TMP/gen.files")" = "$drop" ] && [ "$(grep -v "^#" "$TMP/gen/$drop")" = "[Unit]
+Before=mqstripe-stop.service" ]'
+gen "crypt1 UUID=fedcba98-89ab-cdef-0123-456789abcdef /etc/keys/k luks,nofail"
+check "mqstripe-generator: crypttab opens another LUKS volume as crypt1 now: no drop-in, a note naming the map and the list" \
+	eval 'rc_is 0 && [ ! -s "$TMP/gen.files" ] && grep -q "^mqstripe-generator: crypt1: .* opens UUID=fedcba98-89ab-cdef-0123-456789abcdef, not the LUKS volume .*remove its line from $MQSTRIPE_CRYPT_MEMBERS\$" "$TMP/err"'
+gen "other /dev/sdz /etc/keys/k luks"
+check "mqstripe-generator: a listed map that crypttab does not open: no drop-in" \
+	eval 'rc_is 0 && no_err && [ ! -s "$TMP/gen.files" ]'
+cp "$MQSTRIPE_CRYPT_MEMBERS" "$TMP/crypt-members.keep"
+echo "db-0 $duuid CRYPT-PLAIN-db-0" >>"$MQSTRIPE_CRYPT_MEMBERS"
+gen "db-0 /dev/disk/by-id/x /etc/keys/k plain"
+check "mqstripe-generator: a map name with a dash: the unit name escaped as systemd does" \
+	eval 'rc_is 0 && no_err && [ "$(cat "$TMP/gen.files")" = "./systemd-cryptsetup@db\\x2d0.service.d/mqstripe.conf" ]'
+cp "$TMP/crypt-members.keep" "$MQSTRIPE_CRYPT_MEMBERS"
 sc list
 check "list: the DEVICES column keeps the kernel's names (dm-9), for scripts" \
 	eval 'rc_is 0 && grep -qE "^$ddev +dmx .* ${L0#/dev/},dm-9,${L2#/dev/}\$" "$TMP/out"'
@@ -1626,7 +1708,6 @@ check "clear: a dm member as /dev/mapper/NAME and major:minor" \
 sc examine --scan
 check "examine --scan: a dm member as /dev/mapper/NAME" \
 	eval 'rc_is 0 && grep -qx "ARRAY uuid=[0-9a-f-]* name=dmx  # 3 of 3 members: $L0 /dev/mapper/crypt1 $L2" "$TMP/out"'
-duuid=$(ex "$L0" MQSTRIPE_ARRAY_UUID)
 quiet stop dmx
 rm -rf "${MQSTRIPE_RUN_DIR:?}/$duuid"	# as a reboot empties /run
 for d in "$L0" "$L2"; do
@@ -1636,7 +1717,18 @@ FAKE_MQS_CREATE_FAIL=16,4,1 sc assemble --incremental /dev/dm-9
 check "assemble --incremental /dev/dm-9 (udev's \$devnode): the map named /dev/mapper/NAME" \
 	eval 'rc_is 1 && grep -q "^stripectl: /dev/mapper/crypt1: device is busy" "$TMP/err" && ! grep -q dm-9 "$TMP/err"'
 quiet stop dmx
+sc assemble "$L0" /dev/mapper/crypt1 "$L2"
+check "assemble again over the map: the list as it was" \
+	eval 'rc_is 0 && [ "$(grep -v "^#" "$MQSTRIPE_CRYPT_MEMBERS")" = "$cline" ]'
+printf '# emptied by hand\n' >"$MQSTRIPE_CRYPT_MEMBERS"
+sc assemble --scan --name dmx
+check "assemble --scan (dmx running already): the members of the running arrays listed again" \
+	eval '[ "$(grep -v "^#" "$MQSTRIPE_CRYPT_MEMBERS")" = "$cline" ]'
+quiet stop dmx
+check "... and after its stop" eval '[ "$(grep -v "^#" "$MQSTRIPE_CRYPT_MEMBERS")" = "$cline" ]'
 quiet zero-superblock "$L0" "$L1" "$L2"
+check "zero-superblock of the map: its line gone from the list" \
+	eval '[ -z "$(grep -v "^#" "$MQSTRIPE_CRYPT_MEMBERS")" ]'
 rm -rf "$R/sys/dev" "$R/dev/mapper" "$R/dev/dm-9" "${MQSTRIPE_RUN_DIR:?}/$duuid"
 
 # --- members in slot order whatever the device order: examine --scan,

@@ -6,7 +6,7 @@
 # package's DKMS hook builds the module for every kernel with headers
 # (dkms status: installed; the .ko in updates/dkms/ with the right
 # vermagic), stripectl, its man page, completion, udev rule, systemd
-# unit (enabled) and initramfs-tools hook are in place, the newest
+# units (enabled), generator and initramfs-tools hook are in place, the newest
 # kernel's initramfs rebuilt with them; the
 # DKMS-built module loads in a guest (PKG_VM=0 skips it); apt-get purge
 # removes all of it: the host's file list is what it was before.
@@ -112,6 +112,11 @@ for f in tools/systemd/*.service; do
 		not_ok "$u enabled (/etc/systemd/system/$wanted.wants/)"
 	fi
 done
+
+# The generator that orders the cryptsetup units of dm-crypt members
+# before mqstripe-stop.service.
+check "systemd generator /lib/systemd/system-generators/mqstripe-generator (executable)" \
+	test -x /lib/systemd/system-generators/mqstripe-generator
 
 # The initramfs-tools hook and local-block script, and the trigger that
 # rebuilt the newest kernel's initramfs with them (root or /usr on an

@@ -25,6 +25,7 @@ extras() {
 	for f in tools/udev/*.rules; do [ -f "$f" ] && echo "lib/udev/rules.d/${f##*/} 644"; done
 	for f in tools/systemd/*.service; do [ -f "$f" ] && echo "lib/systemd/system/${f##*/} 644"; done
 	echo "lib/systemd/system-shutdown/mqstripe.shutdown 755"
+	echo "lib/systemd/system-generators/mqstripe-generator 755"
 	echo "usr/share/initramfs-tools/hooks/mqstripe 755"
 	echo "usr/share/initramfs-tools/scripts/local-block/mqstripe 755"
 }
