@@ -526,6 +526,16 @@ static const char *const mqs_member_state_names[] = {
  * any offset: each read formats the text up to the end of the part asked
  * for and copies that part out.  A reader that needs several read() calls may see counts that
  * moved between them, as on any re-read.
+ *
+ * The figures of "io_stats" and "latency_hist" change all the time, and
+ * with them the length of a line: a reader that goes on where its last
+ * read() ended (bash's read builtin, stdio; a file of many members is
+ * more than the page one read() returns) would land mid-line in the text
+ * formatted for its next read().  So their lines have a fixed length
+ * (padded with spaces before the newline): line N always begins at N
+ * times that length, and a read() returns whole lines where the part
+ * asked for holds one or more, so each line a reader sees is one
+ * formatting's.
  */
 #define MQS_SLOT_LINE_MAX	80	/* longest line of either, with room */
 /* io_stats: 9 numbers of up to 20 digits; latency_hist: 33 */
@@ -559,8 +569,8 @@ static int mqs_errors_line(struct mqs_array *a, u32 slot, char *buf,
 }
 
 static ssize_t mqs_slots_read(struct kobject *kobj, mqs_slot_fmt_t fmt,
-			      size_t line_max, char *buf, loff_t off,
-			      size_t count)
+			      size_t line_max, bool fixed, char *buf,
+			      loff_t off, size_t count)
 {
 	struct mqs_array *a = mqs_dev_array(kobj_to_dev(kobj));
 	size_t size = (size_t)a->nr_members * line_max, len = 0;
@@ -571,9 +581,29 @@ static ssize_t mqs_slots_read(struct kobject *kobj, mqs_slot_fmt_t fmt,
 	text = kvmalloc(size, GFP_KERNEL);
 	if (!text)
 		return -ENOMEM;
-	/* lines past the part asked for are not needed */
-	for (i = 0; i < a->nr_members && len < off + count; i++)
-		len += fmt(a, i, text + len, size - len);
+	if (!fixed) {
+		/* lines past the part asked for are not needed */
+		for (i = 0; i < a->nr_members && len < off + count; i++)
+			len += fmt(a, i, text + len, size - len);
+	} else if (off < size) {
+		loff_t end = off + count, whole;
+
+		/* line i at i * line_max; those before @off are not needed */
+		for (i = div_u64(off, line_max);
+		     i < a->nr_members && len < end; i++) {
+			char *line = text + (size_t)i * line_max;
+			/* the text without its newline (none if cut short) */
+			int n = max(fmt(a, i, line, line_max) - 1, 0);
+
+			memset(line + n, ' ', line_max - n);
+			line[line_max - 1] = '\n';
+			len = (size_t)(i + 1) * line_max;
+		}
+		/* whole lines, where the part asked for holds any */
+		whole = (loff_t)div_u64(end, line_max) * line_max;
+		if (end < len && whole > off)
+			count = whole - off;
+	}
 	ret = memory_read_from_buffer(buf, count, &off, text, len);
 	kvfree(text);
 	return ret;
@@ -583,6 +613,7 @@ static ssize_t mqs_slots_read(struct kobject *kobj, mqs_slot_fmt_t fmt,
 struct mqs_slot_file {
 	mqs_slot_fmt_t fmt;
 	size_t line_max;
+	bool fixed;	/* every line line_max long (padded) */
 };
 
 static ssize_t mqs_slot_file_read(struct file *file, struct kobject *kobj,
@@ -591,13 +622,14 @@ static ssize_t mqs_slot_file_read(struct file *file, struct kobject *kobj,
 {
 	const struct mqs_slot_file *f = attr->private;
 
-	return mqs_slots_read(kobj, f->fmt, f->line_max, buf, off, count);
+	return mqs_slots_read(kobj, f->fmt, f->line_max, f->fixed, buf, off,
+			      count);
 }
 
 /* bin_attr_NAME: the read-only file NAME of one @fmt line per slot */
-#define MQS_SLOT_FILE(_n, _fmt, _line_max)				\
+#define MQS_SLOT_FILE(_n, _fmt, _line_max, _fixed)			\
 	static const struct mqs_slot_file mqs_##_n##_file = {		\
-		_fmt, _line_max						\
+		_fmt, _line_max, _fixed					\
 	};								\
 	static mqs_bin_attr_t bin_attr_##_n = {				\
 		.attr = { .name = #_n, .mode = 0444 },			\
@@ -605,10 +637,11 @@ static ssize_t mqs_slot_file_read(struct file *file, struct kobject *kobj,
 		.private = (void *)&mqs_##_n##_file,			\
 	}
 
-MQS_SLOT_FILE(members, mqs_member_line, MQS_SLOT_LINE_MAX);
-MQS_SLOT_FILE(errors, mqs_errors_line, MQS_SLOT_LINE_MAX);
-MQS_SLOT_FILE(io_stats, mqs_stats_io_line, MQS_IO_LINE_MAX);
-MQS_SLOT_FILE(latency_hist, mqs_stats_hist_line, MQS_HIST_LINE_MAX);
+MQS_SLOT_FILE(members, mqs_member_line, MQS_SLOT_LINE_MAX, false);
+MQS_SLOT_FILE(errors, mqs_errors_line, MQS_SLOT_LINE_MAX, false);
+MQS_SLOT_FILE(io_stats, mqs_stats_io_line, MQS_IO_LINE_MAX, true);
+MQS_SLOT_FILE(latency_hist, mqs_stats_hist_line, MQS_HIST_LINE_MAX,
+	      true);
 
 /**
  * struct mqs_tunable - a u32 tunable of the array in sysfs

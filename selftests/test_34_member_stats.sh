@@ -6,8 +6,9 @@
 # Counts: single 4K O_DIRECT reads of chunks 5..14 and writes of chunks
 # 20..25 (chunk c is on member c mod 4): each member's completed reads and
 # writes (sysfs mqstripe/io_stats) grow by exactly the chunks it holds,
-# its histogram by as many, nothing stays in flight; the tunables refuse
-# values out of range.  Slow: member 1
+# its histogram by as many, nothing stays in flight; a read at the offset
+# where slot 1's line began returns that line whole after slot 0's line
+# changed length, in both files; the tunables refuse values out of range.  Slow: member 1
 # switched to dm-delay (500 ms) under fio randread: stripectl status shows
 # slot 1 slow (and still ok), its last-window latency at least the delay
 # (less a tick) and ten times every other member's; the monitor's program
@@ -15,7 +16,9 @@
 # the delay removed (a linear table again) the flag clears and one
 # member_slow_cleared follows.
 # Catches: figures counted on the wrong member or twice, bios never
-# counted as completed, a latency not measured per member, no slow flag,
+# counted as completed, a line torn across two read() calls (a reader
+# that goes on where it stopped lands mid-line in the text formatted
+# anew: five fields where ten were), a latency not measured per member, no slow flag,
 # a flag on the wrong member or one that never clears, a member_slow
 # event missing or sent per window instead of per episode.
 
@@ -80,6 +83,33 @@ check_eq "latency_hist: each member's buckets grew by its IOs" \
 	"$((want_r[0] + want_w[0])) $((want_r[1] + want_w[1])) $((want_r[2] + want_w[2])) $((want_r[3] + want_w[3]))" \
 	"${got_h[*]}"
 check_eq "io_stats: nothing in flight, nobody slow, at rest" "0 0 0 0|0 0 0 0" "${F[*]}|${S[*]}"
+
+# --- a read of a line where an earlier read saw it begin returns that
+# line whole, though the lines before it changed length meanwhile (bash's
+# read builtin and stdio read a file in several read() calls at such
+# offsets; the file is formatted anew for each)
+# line_at FILE OFF: the fields and the slot of the line read at byte OFF
+line_at() {
+	"$PYTHON" -S -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+f = os.pread(fd, 4096, int(sys.argv[2])).decode().split("\n")[0].split()
+print(len(f), f[0] if f else "-")' "$1" "$2"
+}
+for f in io_stats latency_hist; do
+	off=$(head -n 1 "$MQS_SYS/mqstripe/$f" | wc -c)
+	read -r was <"$MQS_SYS/mqstripe/$f"
+	# 4K reads of chunk 0 (slot 0) until slot 0's line has another length
+	for ((i = 0; i < 300; i++)); do
+		dd if="$MQS_DEV" of=/dev/null bs=4k count=1 iflag=direct status=none
+		read -r now <"$MQS_SYS/mqstripe/$f"
+		[ ${#now} -ne ${#was} ] && break
+	done
+	diag "$f: slot 0's line of ${#was} characters now ${#now} after $((i + 1)) reads"
+	n=10
+	[ "$f" = latency_hist ] && n=33
+	check_eq "$f: a read at the offset where slot 1's line began ($off) returns it whole ($n fields) after slot 0's line changed" \
+		"$n 1" "$(line_at "$MQS_SYS/mqstripe/$f" "$off")"
+done
 
 # the tunables: defaults, a value out of range refused (EINVAL), unchanged
 T=$MQS_SYS/mqstripe
