@@ -383,6 +383,20 @@ static void sane_struct(int vi, void *buf, bool sane_members, bool *wide,
 					   chance(50) ? 0 : rnd();
 			c->hdr.flags |= MQSTRIPE_CREATE_F_MEMBER_SIZES;
 			c->member_sizes_ptr = (uintptr_t)sizes;
+			if (chance(40)) {
+				/* segments: a valid split, or a random list */
+				c->hdr.flags |= MQSTRIPE_CREATE_F_SEGMENTS;
+				for (k = 0; k < MQSTRIPE_MAX_SEGMENTS; k++)
+					c->segment_members[k] = chance(70) ?
+						0 : rndn(nr + 2);
+				if (nr >= 2 && chance(70)) {
+					c->segment_members[0] = 1 + rndn(nr - 1);
+					c->segment_members[1] = nr -
+						c->segment_members[0];
+					c->segment_members[2] = 0;
+					c->segment_members[3] = 0;
+				}
+			}
 		}
 		rnd_name(c->name, sane_members || chance(50));
 		*nr_out = nr;
