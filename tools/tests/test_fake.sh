@@ -1812,6 +1812,8 @@ $L4: added as slot 3 (767M of data)
 array '"'ad'"' (UUID $AU): 4 members in 2 segments; capacity 3324M (was 2046M); start it with '"'stripectl assemble --scan --uuid $AU'"'" ]'
 check "add: every superblock says 4 members in segments of 2 and 2, each member its size" \
 	eval '[ "$(for d in "$L0" "$L1" "$L3" "$L4"; do ex "$d" MQSTRIPE_SLOT; ex "$d" MQSTRIPE_MEMBERS; ex "$d" MQSTRIPE_SEGMENT_MEMBERS; ex "$d" MQSTRIPE_MEMBER_DATA_BYTES; done | tr "\n" " ")" = "0 4 2 2 $((1023 << 20)) 1 4 2 2 $((1023 << 20)) 2 4 2 2 $((511 << 20)) 3 4 2 2 $((767 << 20)) " ]'
+check "add: sbtool.py (written from FORMAT.md) reads the segments: both copies valid, entry 1 from 2046M, 511M, slots 2 and 3" \
+	eval '[ "$(pj "$L4" "p[\"status\"], [c[\"status\"] for c in p[\"copies\"]], p[\"feature_incompat\"], p[\"nr_segments\"], [(s[\"array_start_bytes\"], s[\"data_bytes\"], s[\"nr_members\"], s[\"first_slot\"]) for s in p[\"segments\"][:2]]")" = "ok ['"'ok', 'ok'"'] 3 2 [(0, $((1023 << 20)), 2, 0), ($((2046 << 20)), $((511 << 20)), 2, 2)]" ]'
 FAKE_MQS_NO_SEGMENTS=1 zsc assemble --scan --uuid "$AU"
 check "assemble with a module without segments: refused, saying so" \
 	eval 'rc_is 1 && err_is "^stripectl: the loaded mqstripe module cannot start an array of segments, members added with .stripectl add. \(its features lack .segments.: see .stripectl --version.\); update the module$" && [ -z "$(list_names)" ]'
