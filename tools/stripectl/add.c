@@ -544,6 +544,43 @@ out:
 	return rc;
 }
 
+/*
+ * ARRAY given as a member of a running array (whose members the scan
+ * leaves out: the module holds them): said, naming the array.  Return:
+ * MQS_EXIT_OK when it is not one.
+ */
+static int running_member(struct mqs_ctl *ctl, const char *arg)
+{
+	struct mqstripe_member_info *m;
+	struct mqstripe_info info;
+	uint32_t *idx = NULL, count = 0, i, j;
+	char node[64];
+	struct stat st;
+	int rc = MQS_EXIT_OK;
+
+	if (!strchr(arg, '/') || stat(arg, &st) || !S_ISBLK(st.st_mode) ||
+	    mqs_list(ctl, &idx, &count))
+		return MQS_EXIT_OK;
+	m = calloc(MQSTRIPE_MAX_MEMBERS, sizeof(*m));
+	for (i = 0; m && i < count && !rc; i++) {
+		if (mqs_info(ctl, idx[i], &info, m, MQSTRIPE_MAX_MEMBERS))
+			continue;
+		for (j = 0; j < info.nr_members && j < MQSTRIPE_MAX_MEMBERS;
+		     j++) {
+			if (makedev(m[j].major, m[j].minor) != st.st_rdev)
+				continue;
+			mqs_array_node(idx[i], node, sizeof(node));
+			mqs_error("add: %s is slot %u of the running array %s: stop it first ('stripectl stop %s'), add, then assemble it; adding to a running array is not supported yet",
+				  arg, m[j].slot, node, node);
+			rc = MQS_EXIT_FAIL;
+			break;
+		}
+	}
+	free(m);
+	free(idx);
+	return rc;
+}
+
 int cmd_add(const struct cmd *cmd, int argc, char **argv)
 {
 	bool force = false;
@@ -587,6 +624,8 @@ int cmd_add(const struct cmd *cmd, int argc, char **argv)
 			  argv[first], node, node);
 		goto out;
 	}
+	if (running_member(&ctl, argv[first]))
+		goto out;
 	lock = mqs_meta_lock(false);
 	if (lock == -ETIMEDOUT)
 		goto out;

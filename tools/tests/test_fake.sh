@@ -1738,6 +1738,9 @@ adev=$(LD_PRELOAD=$FAKE "$STRIPECTL" list | awk '$2 == "ad" { print $1 }')
 zsc add ad "$L3" "$L4"
 check "add to a running array: refused, saying to stop it first" \
 	eval 'rc_is 1 && err_is "^stripectl: add: ad is running as $adev: stop it first \(.stripectl stop $adev.\), add, then assemble it; adding to a running array is not supported yet$"'
+zsc add "$L0" "$L3"
+check "add to a running array named by a member: refused, naming the array" \
+	eval 'rc_is 1 && err_is "^stripectl: add: $L0 is slot 0 of the running array $adev: stop it first"'
 quiet stop ad
 before=$(areas "$L0" "$L1" "$L3" "$L4")
 unchanged() { [ "$(areas "$L0" "$L1" "$L3" "$L4")" = "$before" ]; }
