@@ -152,15 +152,23 @@ struct mqs_member {
  *	by all of them.
  * @bs: bioset of the member bios, with struct mqs_bio as front pad.
  * @geom: the mapping (mqstripe_map.h); in an array of several zones, the
- *	first zone's (all members, from the data offset).
- * @nr_zones: zones of the array: 1 when its members give equal sizes (the
- *	IO path maps with @geom alone), else one per distinct size.
- * @zones: with @nr_zones > 1, the zone table (mqs_zones_build()), its
+ *	first zone's: all members from the data offset, or with segments
+ *	the first segment's members (its zone 0's slots are 0..n-1, so
+ *	@geom maps zone 0 as its own table does).  The queue limits' io_opt
+ *	is its stripe (mqs_compute_limits()).
+ * @nr_zones: zones of the array: 1 when its members give equal sizes and
+ *	there is one segment (the IO path maps with @geom alone), else one
+ *	per distinct size of each segment, summed (at least one a segment).
+ * @zones: with @nr_zones > 1, the zone table (mqs_segments_build()), its
  *	slot lists after it in the same allocation; else NULL.
+ * @nr_segments: segments of the array (MQSTRIPE_CREATE_F_SEGMENTS), 1
+ *	without the flag.
+ * @segment_members: members of each segment, in slot order; the entries
+ *	from @nr_segments on are zero.
  * @chunk_bytes: chunk size.
  * @data_offset_bytes: start of data on every member.
  * @member_data_sectors: sectors of each member used for data (the first
- *	zone's with several zones).
+ *	zone's with several zones: the first segment's smallest member).
  * @queue_depth: requests of the array (tags, shared by its hardware
  *	contexts).
  * @poll: every member has poll queues: the tag set has a poll map
@@ -214,6 +222,8 @@ struct mqs_array {
 	struct mqs_geom geom;
 	u32 nr_zones;
 	struct mqs_zone *zones;
+	u32 nr_segments;
+	u32 segment_members[MQSTRIPE_MAX_SEGMENTS];
 	u32 chunk_bytes;
 	u64 data_offset_bytes;
 	sector_t member_data_sectors;

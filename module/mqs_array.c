@@ -754,10 +754,48 @@ static int mqs_fail(struct mqstripe_create *c, u32 member, u32 code, int err)
 	return err;
 }
 
+/*
+ * The segments of MQSTRIPE_CREATE_F_SEGMENTS (uapi/mqstripe.h): with
+ * MQSTRIPE_CREATE_F_MEMBER_SIZES, at least two, none empty before the
+ * last, adding up to the members.  Sets @widest to the members of the
+ * widest segment (without the flag: every member).
+ */
+static int mqs_check_segments(struct mqstripe_create *c, u32 *widest)
+{
+	u32 i, nr = 0;
+	u64 sum = 0;
+
+	*widest = c->nr_members;
+	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_SEGMENTS))
+		return 0;
+	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES))
+		goto bad;
+	*widest = 0;
+	for (i = 0; i < MQSTRIPE_MAX_SEGMENTS; i++) {
+		u32 n = c->segment_members[i];
+
+		if (!n)
+			continue;
+		/* the first zero entry ends the list */
+		if (i != nr)
+			goto bad;
+		nr++;
+		sum += n;
+		*widest = max(*widest, n);
+	}
+	if (nr < 2 || sum != c->nr_members)
+		goto bad;
+	return 0;
+bad:
+	return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY, -EINVAL);
+}
+
 /* Geometry checks that need no member (dm-stripe's ctr checks first). */
 static int mqs_check_geometry(struct mqstripe_create *c)
 {
+	u32 widest;
 	u64 width;
+	int err;
 
 	if (!mqs_name_valid(c->name))
 		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_NAME,
@@ -779,7 +817,11 @@ static int mqs_check_geometry(struct mqstripe_create *c)
 	    !is_power_of_2(c->chunk_bytes))
 		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
 				-EINVAL);
-	if (check_mul_overflow(c->chunk_bytes, (u64)c->nr_members, &width) ||
+	err = mqs_check_segments(c, &widest);
+	if (err)
+		return err;
+	/* a stripe is over one segment's members at most */
+	if (check_mul_overflow(c->chunk_bytes, (u64)widest, &width) ||
 	    width > MQSTRIPE_MAX_STRIPE_WIDTH_BYTES)
 		return mqs_fail(c, MQSTRIPE_NO_MEMBER, MQSTRIPE_ERR_GEOMETRY,
 				-EINVAL);
@@ -825,9 +867,10 @@ static int mqs_check_sizes(struct mqstripe_create *c, const u64 *sizes)
 
 /*
  * The members' data sizes of an array made with
- * MQSTRIPE_CREATE_F_MEMBER_SIZES: one zone when they are equal (the IO
- * path needs nothing but @a->geom), else the zone table (mqstripe_map.h)
- * of one allocation, the zones' slot lists after the zones.  Sets
+ * MQSTRIPE_CREATE_F_MEMBER_SIZES: one zone when they are equal and there
+ * is one segment (the IO path needs nothing but @a->geom), else the zone
+ * table (mqs_segments_build(), mqstripe_map.h) of one allocation, the
+ * zones' slot lists after the zones, and @a->geom the first zone's.  Sets
  * @capacity to the array's sectors, the sum of the sizes.
  */
 static int mqs_setup_zones(struct mqs_array *a, const u64 *sizes,
@@ -843,8 +886,11 @@ static int mqs_setup_zones(struct mqs_array *a, const u64 *sizes,
 		sectors[i] = sizes[i] >> SECTOR_SHIFT;
 		a->members[i].data_sectors = sectors[i];
 	}
-	nr = mqs_zones_count(sectors, n, &nr_slots);
-	a->member_data_sectors = mqs_zone_next_size(sectors, n, 0);
+	nr = mqs_segments_count(sectors, a->segment_members, a->nr_segments,
+				&nr_slots);
+	/* zone 0's: the smallest member of the first segment */
+	a->member_data_sectors = mqs_zone_next_size(sectors,
+						    a->segment_members[0], 0);
 	*capacity = a->member_data_sectors * n;
 	if (nr > 1) {
 		a->zones = kvzalloc(size_add(array_size(nr, sizeof(*a->zones)),
@@ -854,11 +900,14 @@ static int mqs_setup_zones(struct mqs_array *a, const u64 *sizes,
 			kfree(sectors);
 			return -ENOMEM;
 		}
-		*capacity = mqs_zones_build(a->geom.chunk_shift,
-					    a->geom.data_offset_sectors,
-					    sectors, n, a->zones,
-					    (u32 *)(a->zones + nr));
+		*capacity = mqs_segments_build(a->geom.chunk_shift,
+					       a->geom.data_offset_sectors,
+					       sectors, a->segment_members,
+					       a->nr_segments, a->zones,
+					       (u32 *)(a->zones + nr));
 		a->nr_zones = nr;
+		/* zone 0 is over slots 0..n-1: @a->geom maps it the same */
+		a->geom = a->zones[0].geom;
 	}
 	kfree(sectors);
 	return 0;
@@ -1153,7 +1202,9 @@ static void mqs_unreserve(struct mqs_array *a)
  *	@c->error_code are written.
  * @fds: @c->nr_members file descriptors of the members, in slot order.
  * @sizes: with MQSTRIPE_CREATE_F_MEMBER_SIZES, @c->nr_members data sizes
- *	in bytes, in slot order (zones when they differ); else NULL.
+ *	in bytes, in slot order (zones when they differ, and with
+ *	MQSTRIPE_CREATE_F_SEGMENTS each segment's zones after the segment
+ *	before: @c->segment_members); else NULL.
  *
  * Validates the whole geometry, claims every member exclusively, computes
  * the limits and adds /dev/mqstripeN.  On failure everything done is undone
@@ -1204,6 +1255,16 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds,
 	a->geom.chunk_shift = ilog2(chunk_sectors);
 	a->geom.data_offset_sectors = a->data_offset_bytes >> SECTOR_SHIFT;
 	a->nr_zones = 1;
+	a->nr_segments = 1;
+	a->segment_members[0] = a->nr_members;
+	if (c->hdr.flags & MQSTRIPE_CREATE_F_SEGMENTS) {
+		/* checked: at least two, the rest zero */
+		for (i = 0; i < MQSTRIPE_MAX_SEGMENTS; i++)
+			if (c->segment_members[i])
+				a->nr_segments = i + 1;
+		memcpy(a->segment_members, c->segment_members,
+		       sizeof(a->segment_members));
+	}
 
 	err = mqs_stats_init(a);
 	if (err)
@@ -1325,7 +1386,11 @@ int mqs_array_create(struct mqstripe_create *c, const s32 *fds,
 	pr_info("%s: created: %u members, chunk %u bytes, data offset %llu bytes, %llu sectors\n",
 		a->disk->disk_name, a->nr_members, a->chunk_bytes,
 		a->data_offset_bytes, (u64)get_capacity(a->disk));
-	if (a->nr_zones > 1)
+	if (a->nr_segments > 1)
+		pr_info("%s: %u segments in %u zones, the first zone over the first %u members (%llu sectors of each)\n",
+			a->disk->disk_name, a->nr_segments, a->nr_zones,
+			a->geom.nr_members, (u64)a->member_data_sectors);
+	else if (a->nr_zones > 1)
 		pr_info("%s: %u zones of members of unequal size, the first over all %u members (%llu sectors of each)\n",
 			a->disk->disk_name, a->nr_zones, a->nr_members,
 			(u64)a->member_data_sectors);
@@ -1592,7 +1657,8 @@ out:
  * Return: 0; -ENODEV (no such array), -EINVAL (size not a multiple of the
  * chunk, smaller than the array's, or too large), -ENOSPC (a member too
  * small: @r->error_member, MQSTRIPE_ERR_TOO_SMALL), -EIO (a member is
- * faulty or gone), -EROFS (read-only array), -EOPNOTSUPP (several zones).
+ * faulty or gone), -EROFS (read-only array), -EOPNOTSUPP (several zones,
+ * which an array of segments always has).
  */
 int mqs_array_resize(struct mqstripe_resize *r)
 {
@@ -1608,7 +1674,10 @@ int mqs_array_resize(struct mqstripe_resize *r)
 		err = -ENODEV;
 		goto out;
 	}
-	/* zones: a grown member would need a zone of its own */
+	/*
+	 * zones: a grown member would need a zone of its own; segments
+	 * always have several zones (a segment is added, not grown)
+	 */
 	if (a->nr_zones > 1) {
 		err = -EOPNOTSUPP;
 		goto out;
@@ -1697,6 +1766,9 @@ int mqs_array_info(u32 index, struct mqstripe_info *info,
 	info->nr_hw_queues = a->tag_set.nr_hw_queues;
 	memcpy(info->name, a->name, MQSTRIPE_NAME_LEN);
 	memcpy(info->uuid, a->uuid, MQSTRIPE_UUID_LEN);
+	info->nr_segments = a->nr_segments;
+	memcpy(info->segment_members, a->segment_members,
+	       sizeof(info->segment_members));
 
 	for (i = 0; i < min(cap, a->nr_members); i++) {
 		struct mqs_member *m = &a->members[i];

@@ -105,9 +105,12 @@ static void mqs_stack_integrity(struct mqs_array *a, struct mqs_limits *ml)
  * Rules in docs/IO_PATH.md "Queue limits"; the stacking semantics follow
  * blk_stack_limits() in block/blk-settings.c, our own hints (io_min the
  * chunk, io_opt the stripe width) follow dm-stripe's io_hints
- * (drivers/md/dm-stripe.c).  The member-derived minimums are taken in
- * one pass (struct mqs_member_mins) and scaled by the member count:
- * max_sectors_kb is what the members take together, never the chunk.
+ * (drivers/md/dm-stripe.c).  With zones io_opt is the first zone's
+ * stripe (@a->geom): over every member, but with segments over the first
+ * segment's members, where an array's file system began before a segment
+ * was added.  The member-derived minimums are taken in one pass (struct
+ * mqs_member_mins) and scaled by the member count: max_sectors_kb is what
+ * the members take together, never the chunk.
  *
  * Context: process context, under mqs_ctl_mutex (create), which keeps
  * the members claimed; reads only.
@@ -145,7 +148,11 @@ void mqs_compute_limits(struct mqs_array *a, struct mqs_limits *ml)
 		mqs_stack_member(ml, &mins, a->members[i].bdev);
 
 	ml->io_min = a->chunk_bytes;
-	ml->io_opt = a->chunk_bytes * n;	/* <= 1 GiB, checked at create */
+	/*
+	 * the first zone's stripe: every member's, but with segments the
+	 * first segment's (<= 1 GiB, checked at create)
+	 */
+	ml->io_opt = a->chunk_bytes * a->geom.nr_members;
 	width_sectors = ml->io_opt >> SECTOR_SHIFT;
 
 	/* as large as the members together take, and a whole stripe */

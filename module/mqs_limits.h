@@ -30,7 +30,8 @@ struct gendisk;
  * @logical_block_size: bytes, the largest of the members'
  * @physical_block_size: bytes, the largest of the members'
  * @io_min: bytes, the chunk
- * @io_opt: bytes, the stripe width (members x chunk)
+ * @io_opt: bytes, the stripe width of the first zone (members x chunk;
+ *	with segments the first segment's members x chunk)
  * @max_hw_sectors: members x the smallest member max_hw_sectors, at least
  *	a stripe, at most MQS_MAX_HW_SECTORS_CEILING
  * @max_sectors: the same from the members' max_sectors, at most

@@ -97,8 +97,10 @@ static int mqs_ctl_create(void __user *arg)
 	if (err)
 		return err;
 	if (c.reserved0 || !mqs_zero(c.reserved, sizeof(c.reserved)) ||
-	    !mqs_zero(c.segment_members, sizeof(c.segment_members)) ||
 	    c.index || c.error_member || c.error_code)
+		return -EINVAL;
+	if (!(c.hdr.flags & MQSTRIPE_CREATE_F_SEGMENTS) &&
+	    !mqs_zero(c.segment_members, sizeof(c.segment_members)))
 		return -EINVAL;
 	if (!(c.hdr.flags & MQSTRIPE_CREATE_F_UUID) &&
 	    !mqs_zero(c.uuid, sizeof(c.uuid)))

@@ -15,6 +15,14 @@
  * the zones follow each other in the array.  A zone is a whole number of
  * stripes: no chunk crosses a zone boundary.  Equal members make one zone,
  * which is the rule above unchanged (mqs_map_sector()).
+ *
+ * Segments (members added as a set of their own): the slots are split into
+ * consecutive segments; each segment is laid out by the zone rule over its
+ * own members alone, and follows the segments before it in the array.  The
+ * zone table is the segments' zone tables one after the other (two
+ * segments of equal members are two zones): the members of a later
+ * segment hold only what they brought, and nothing of an earlier segment
+ * moves (mqs_segments_build()).
  */
 #ifndef MQSTRIPE_MAP_H
 #define MQSTRIPE_MAP_H
@@ -220,6 +228,76 @@ static inline u64 mqs_zones_build(u32 chunk_shift, u64 data_offset_sectors,
 		slots += nr;
 		zones++;
 		prev = s;
+	}
+	return start;
+}
+
+/**
+ * mqs_segments_count() - zones of an array of segments, and their slots
+ * @sizes: each member's data size in sectors, by slot (all > 0).
+ * @seg: members of each segment, in slot order; they add up to the
+ *	members.
+ * @nr_seg: segments (> 0).
+ * @nr_slots: set to the sum of the zones' member counts.
+ *
+ * One segment is mqs_zones_count() over every member.
+ *
+ * Return: the number of zones: each segment's distinct sizes, summed.
+ */
+static inline u32 mqs_segments_count(const u64 *sizes, const u32 *seg,
+				     u32 nr_seg, u32 *nr_slots)
+{
+	u32 nr = 0, first = 0, k, ns;
+
+	*nr_slots = 0;
+	for (k = 0; k < nr_seg; k++) {
+		nr += mqs_zones_count(sizes + first, seg[k], &ns);
+		*nr_slots += ns;
+		first += seg[k];
+	}
+	return nr;
+}
+
+/**
+ * mqs_segments_build() - the zone table of an array of segments
+ * @chunk_shift: log2 of the chunk in sectors.
+ * @data_offset_sectors: start of data on every member.
+ * @sizes: each member's data size in sectors, by slot: multiples of the
+ *	chunk, all > 0.
+ * @seg: members of each segment, in slot order (as mqs_segments_count()).
+ * @nr_seg: segments (> 0).
+ * @zones: filled, mqs_segments_count() entries, in array order.
+ * @slots: room for the slot entries mqs_segments_count() counted.
+ *
+ * Each segment's zones are mqs_zones_build() over its members, their
+ * slots moved up by the segment's first slot and their array sectors by
+ * the sizes of the segments before it.  One segment is mqs_zones_build()
+ * over every member.
+ *
+ * Return: the array's size in sectors (the sum of the sizes).
+ */
+static inline u64 mqs_segments_build(u32 chunk_shift, u64 data_offset_sectors,
+				     const u64 *sizes, const u32 *seg,
+				     u32 nr_seg, struct mqs_zone *zones,
+				     u32 *slots)
+{
+	u64 start = 0, size;
+	u32 first = 0, k, i, nr, ns;
+
+	for (k = 0; k < nr_seg; k++) {
+		nr = mqs_zones_count(sizes + first, seg[k], &ns);
+		size = mqs_zones_build(chunk_shift, data_offset_sectors,
+				       sizes + first, seg[k], zones, slots);
+		for (i = 0; i < nr; i++) {
+			zones[i].array_start += start;
+			zones[i].array_end += start;
+		}
+		for (i = 0; i < ns; i++)
+			slots[i] += first;
+		start += size;
+		zones += nr;
+		slots += ns;
+		first += seg[k];
 	}
 	return start;
 }

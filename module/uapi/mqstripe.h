@@ -99,7 +99,7 @@ struct mqstripe_ioctl_hdr {
 #define MQSTRIPE_FEAT_MEMBER_SIZES	(1ULL << 12)
 /* CREATE takes MQSTRIPE_CREATE_F_SEGMENTS, INFO reports the segments */
 #define MQSTRIPE_FEAT_SEGMENTS		(1ULL << 13)
-#define MQSTRIPE_FEAT_ALL		((1ULL << 13) - 1)
+#define MQSTRIPE_FEAT_ALL		((1ULL << 14) - 1)
 
 /**
  * struct mqstripe_version - MQSTRIPE_IOC_GET_VERSION
@@ -138,7 +138,7 @@ struct mqstripe_version {
 #define MQSTRIPE_CREATE_F_MEMBER_SIZES	(1U << 5)
 /* the members are split into segments, @segment_members: members added */
 #define MQSTRIPE_CREATE_F_SEGMENTS	(1U << 6)
-#define MQSTRIPE_CREATE_F_ALL		((1U << 6) - 1)
+#define MQSTRIPE_CREATE_F_ALL		((1U << 7) - 1)
 
 /*
  * Why a CREATE failed (error_code), with error_member naming the member
@@ -190,7 +190,8 @@ enum mqstripe_error_code {
  * @chunk_bytes: in: 0 for MQSTRIPE_DEFAULT_CHUNK_BYTES, else a power of
  *	two from 4 KiB to 16 MiB, not smaller than any member's physical
  *	block size; @nr_members x @chunk_bytes at most
- *	MQSTRIPE_MAX_STRIPE_WIDTH_BYTES.
+ *	MQSTRIPE_MAX_STRIPE_WIDTH_BYTES (with MQSTRIPE_CREATE_F_SEGMENTS,
+ *	each segment's members x @chunk_bytes).
  * @data_offset_bytes: in, with MQSTRIPE_CREATE_F_DATA_OFFSET: where data
  *	starts on every member; a multiple of 4 KiB and of every member's
  *	physical block size, and at least MQSTRIPE_SUPERBLOCK_END_BYTES (data
@@ -235,7 +236,10 @@ enum mqstripe_error_code {
  *	segment 1 the next @segment_members[1], and so on.  At least two
  *	entries are not zero, the first zero entry ends the list (the rest
  *	must be zero too), and the entries add up to @nr_members, else
- *	EINVAL (MQSTRIPE_ERR_GEOMETRY).  Each segment is laid out as an
+ *	EINVAL (MQSTRIPE_ERR_GEOMETRY, no member); so is the flag without
+ *	MQSTRIPE_CREATE_F_MEMBER_SIZES, and a segment whose members x
+ *	@chunk_bytes is above MQSTRIPE_MAX_STRIPE_WIDTH_BYTES.  Two segments
+ *	of members of equal size are two zones.  Each segment is laid out as an
  *	array of its own (its zones, by md raid0's rule over its members'
  *	sizes) and follows the segments before it in the array: the
  *	members of a set added to an array hold only the room they brought,
@@ -456,7 +460,8 @@ struct mqstripe_member_info {
  * @data_offset_bytes: out.
  * @capacity_bytes: out: size of the array device.
  * @member_data_bytes: out: bytes of each member used for data; in an
- *	array of several zones, the first zone's (the smallest member's):
+ *	array of several zones, the first zone's (the smallest member's; with
+ *	segments, the smallest of the first segment's members):
  *	each member's own is its struct mqstripe_member_info.data_bytes.
  * @queue_depth: out: requests of the array, shared by its hardware
  *	contexts.

@@ -24,6 +24,14 @@
  * capacity (the sum of the sizes) and its boundaries, and the ranges a
  * request puts on each member, summed over the zones it crosses as the
  * module cuts it (mqs_member_range() per zone), against a sector walk.
+ *
+ * Segments (members added as a set): the reference lays each segment out
+ * as above over its own members alone, one after the other in the array;
+ * the zone table of mqs_segments_build() is checked against it the same
+ * way, its zone count (each segment's distinct sizes, summed: two
+ * segments of equal members are two zones), and that the first segment
+ * maps as the array of its members alone did (nothing moves when a
+ * segment is added).  One segment must give mqs_zones_build()'s table.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -293,6 +301,7 @@ static void test_geometry(struct geo *geo)
 
 #define ZMAX_N		12
 #define ZMAX_CHUNKS	4096	/* array chunks of a zone case */
+#define ZMAX_SEG	4	/* MQSTRIPE_MAX_SEGMENTS */
 
 struct zref {
 	uint32_t member;
@@ -301,17 +310,21 @@ struct zref {
 
 static struct zref zref[ZMAX_CHUNKS];
 
-/* the layout, row by row; returns the array's chunks */
-static uint64_t zref_build(const uint64_t *size_chunks, uint32_t n)
+/*
+ * The layout of members @first.. @first + @n - 1, row by row, from array
+ * chunk @c on; returns the chunk after them.
+ */
+static uint64_t zref_build(const uint64_t *size_chunks, uint32_t first,
+			   uint32_t n, uint64_t c)
 {
-	uint64_t b, c = 0, max = 0;
+	uint64_t b, max = 0;
 	uint32_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = first; i < first + n; i++)
 		if (size_chunks[i] > max)
 			max = size_chunks[i];
 	for (b = 0; b < max; b++)
-		for (i = 0; i < n; i++)
+		for (i = first; i < first + n; i++)
 			if (size_chunks[i] > b) {
 				zref[c].member = i;
 				zref[c].member_chunk = b;
@@ -325,6 +338,8 @@ struct zcase {
 	uint32_t chunk_shift;		/* sectors */
 	uint64_t offset;		/* sectors */
 	uint64_t size_chunks[ZMAX_N];
+	uint32_t seg[ZMAX_SEG];		/* segments' members; none: 0 */
+	uint32_t nr_seg;
 	struct mqs_zone zones[ZMAX_N];
 	uint32_t slots[ZMAX_N * ZMAX_N];
 	uint32_t nr_zones;
@@ -395,31 +410,91 @@ static void zcheck_range(struct tally *t, const struct zcase *z,
 	}
 }
 
+/*
+ * Segment 0 alone, the array before the others were added: every sector
+ * of it maps as in @z (nothing moved), its zones are @z's first ones.
+ */
+static void check_first_segment(struct tally *t, const struct zcase *z,
+				const uint64_t *sizes)
+{
+	struct mqs_zone zones[ZMAX_N];
+	uint32_t slots[ZMAX_N * ZMAX_N], nr, ns, zi;
+	uint64_t cap, s, step;
+
+	nr = mqs_zones_count(sizes, z->seg[0], &ns);
+	cap = mqs_zones_build(z->chunk_shift, z->offset, sizes, z->seg[0],
+			      zones, slots);
+	t->checks++;
+	if (cap > z->capacity || nr >= z->nr_zones ||
+	    z->zones[nr].array_start != cap)
+		fail(t, "segment 0 alone: %" PRIu64 " sectors in %u zones, but "
+		     "the array's segment 1 starts at %" PRIu64, cap, nr,
+		     nr < z->nr_zones ? z->zones[nr].array_start : 0);
+	for (zi = 0; zi < nr && zi < z->nr_zones; zi++) {
+		t->checks++;
+		if (memcmp(&zones[zi].geom, &z->zones[zi].geom,
+			   sizeof(zones[zi].geom)) ||
+		    zones[zi].array_start != z->zones[zi].array_start ||
+		    memcmp(zones[zi].slots, z->zones[zi].slots,
+			   zones[zi].geom.nr_members * sizeof(uint32_t)))
+			fail(t, "segment 0 alone: zone %u differs", zi);
+	}
+	step = (1ULL << z->chunk_shift) / 2 + 1;
+	for (s = 0; s < cap; s += step) {
+		struct mqs_loc a, b;
+
+		mqs_map_zoned(zones, nr, s, &a);
+		mqs_map_zoned(z->zones, z->nr_zones, s, &b);
+		t->checks++;
+		if (a.member != b.member || a.sector != b.sector ||
+		    a.chunk_left != b.chunk_left)
+			fail(t, "segment 0 alone: sector %" PRIu64 " moved", s);
+	}
+}
+
 static void test_zones(struct zcase *z, const char *what)
 {
 	uint64_t cs = 1ULL << z->chunk_shift, sizes[ZMAX_N], sum = 0, c;
-	uint32_t nr_slots, i, zi, distinct = 0;
+	uint32_t nr_slots, i, k, zi, distinct = 0, first = 0;
 	struct tally t = { 0 };
 
-	snprintf(t.name, sizeof(t.name), "zones %s: %u members, chunk %" PRIu64
-		 "K", what, z->n, cs / 2);
-	for (i = 0; i < z->n; i++) {
-		uint32_t j;
+	snprintf(t.name, sizeof(t.name), "%s %s: %u members, chunk %" PRIu64
+		 "K", z->nr_seg ? "segments" : "zones", what, z->n, cs / 2);
+	z->nr_chunks = 0;
+	for (k = 0; k < (z->nr_seg ? z->nr_seg : 1); k++) {
+		uint32_t n = z->nr_seg ? z->seg[k] : z->n;
 
-		sizes[i] = z->size_chunks[i] * cs;
-		sum += sizes[i];
-		for (j = 0; j < i && z->size_chunks[j] != z->size_chunks[i]; j++)
-			;
-		distinct += j == i;
+		for (i = first; i < first + n; i++) {
+			uint32_t j;
+
+			sizes[i] = z->size_chunks[i] * cs;
+			sum += sizes[i];
+			/* distinct within the segment */
+			for (j = first; j < i &&
+			     z->size_chunks[j] != z->size_chunks[i]; j++)
+				;
+			distinct += j == i;
+		}
+		z->nr_chunks = zref_build(z->size_chunks, first, n,
+					  z->nr_chunks);
+		first += n;
 	}
-	z->nr_chunks = zref_build(z->size_chunks, z->n);
-	z->nr_zones = mqs_zones_count(sizes, z->n, &nr_slots);
+	if (z->nr_seg)
+		z->nr_zones = mqs_segments_count(sizes, z->seg, z->nr_seg,
+						 &nr_slots);
+	else
+		z->nr_zones = mqs_zones_count(sizes, z->n, &nr_slots);
 	t.checks++;
 	if (z->nr_zones != distinct || nr_slots > ZMAX_N * ZMAX_N)
 		fail(&t, "%u zones (%u slot entries), want %u", z->nr_zones,
 		     nr_slots, distinct);
-	z->capacity = mqs_zones_build(z->chunk_shift, z->offset, sizes, z->n,
-				      z->zones, z->slots);
+	if (z->nr_seg)
+		z->capacity = mqs_segments_build(z->chunk_shift, z->offset,
+						 sizes, z->seg, z->nr_seg,
+						 z->zones, z->slots);
+	else
+		z->capacity = mqs_zones_build(z->chunk_shift, z->offset, sizes,
+					      z->n, z->zones, z->slots);
 	t.checks++;
 	if (z->capacity != sum || z->capacity != z->nr_chunks * cs)
 		fail(&t, "capacity %" PRIu64 " sectors, want %" PRIu64,
@@ -452,6 +527,31 @@ static void test_zones(struct zcase *z, const char *what)
 		if (memcmp(&g, &z->zones[0].geom, sizeof(g)))
 			fail(&t, "one zone, not the array's geometry");
 	}
+	/* one segment of every member: the same table as mqs_zones_build() */
+	if (!z->nr_seg) {
+		struct mqs_zone zones[ZMAX_N];
+		uint32_t slots[ZMAX_N * ZMAX_N], ns, all = z->n;
+		uint64_t cap;
+
+		t.checks++;
+		cap = mqs_segments_build(z->chunk_shift, z->offset, sizes, &all,
+					 1, zones, slots);
+		if (mqs_segments_count(sizes, &all, 1, &ns) != z->nr_zones ||
+		    ns != nr_slots || cap != z->capacity)
+			fail(&t, "one segment: not mqs_zones_build()'s table");
+		for (zi = 0; zi < z->nr_zones; zi++) {
+			t.checks++;
+			if (memcmp(&zones[zi].geom, &z->zones[zi].geom,
+				   sizeof(zones[zi].geom)) ||
+			    zones[zi].array_start != z->zones[zi].array_start ||
+			    zones[zi].array_end != z->zones[zi].array_end ||
+			    memcmp(zones[zi].slots, z->zones[zi].slots,
+				   zones[zi].geom.nr_members * sizeof(uint32_t)))
+				fail(&t, "one segment: zone %u differs", zi);
+		}
+	} else {
+		check_first_segment(&t, z, sizes);
+	}
 	for (c = 0; c < z->nr_chunks; c++) {
 		zcheck_sector(&t, z, c * cs);
 		zcheck_sector(&t, z, c * cs + cs - 1);
@@ -474,6 +574,71 @@ static void test_zones(struct zcase *z, const char *what)
 	}
 	ktap_result(!t.failures, "map %s (%" PRIu64 " checks%s)", t.name,
 		    t.checks, t.failures ? ", see FAIL above" : "");
+}
+
+static void segments_tests(void)
+{
+	static const struct {
+		const char *what;
+		uint32_t n;
+		uint64_t size_chunks[ZMAX_N];
+		uint32_t seg[ZMAX_SEG];
+	} fixed[] = {
+		{ "2+2 equal", 4, { 4, 4, 4, 4 }, { 2, 2 } },
+		{ "4+2 equal", 6, { 5, 5, 5, 5, 5, 5 }, { 4, 2 } },
+		{ "3+1, the added one larger", 4, { 3, 3, 3, 9 }, { 3, 1 } },
+		{ "2+3, the added ones smaller", 5, { 8, 8, 2, 2, 2 }, { 2, 3 } },
+		{ "zones in both", 6, { 2, 4, 6, 1, 3, 3 }, { 3, 3 } },
+		{ "1+1+1+1", 4, { 3, 1, 4, 1 }, { 1, 1, 1, 1 } },
+		{ "4 segments of zones", 10,
+		  { 1, 2, 2, 3, 3, 5, 5, 1, 7, 4 }, { 3, 2, 4, 1 } },
+		{ "1+11", 12, { 9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2 },
+		  { 1, 11 } },
+	};
+	static const uint32_t shifts[] = { 3, 7, 10 };
+	uint32_t k, i;
+
+	for (k = 0; k < ARRAY_SIZE(fixed); k++) {
+		for (i = 0; i < ARRAY_SIZE(shifts); i++) {
+			struct zcase z = {
+				.n = fixed[k].n,
+				.chunk_shift = shifts[i],
+				.offset = i * 2048 + (i & 1) * 8,
+			};
+
+			memcpy(z.size_chunks, fixed[k].size_chunks,
+			       sizeof(z.size_chunks));
+			memcpy(z.seg, fixed[k].seg, sizeof(z.seg));
+			for (z.nr_seg = 0; z.nr_seg < ZMAX_SEG &&
+			     z.seg[z.nr_seg]; z.nr_seg++)
+				;
+			test_zones(&z, fixed[k].what);
+		}
+	}
+	for (k = 0; k < 24; k++) {
+		struct zcase z = {
+			.n = 2 + (uint32_t)rnd_below(ZMAX_N - 1),
+			.chunk_shift = 3 + (uint32_t)rnd_below(6),
+			.offset = 8 * rnd_below(4096),
+		};
+		uint32_t left = z.n;
+
+		/* 2..4 segments of at least one member */
+		z.nr_seg = 2 + (uint32_t)rnd_below(ZMAX_SEG - 1);
+		if (z.nr_seg > z.n)
+			z.nr_seg = z.n;
+		for (i = 0; i < z.nr_seg; i++) {
+			uint32_t rest = z.nr_seg - i - 1;
+
+			z.seg[i] = i == z.nr_seg - 1 ? left :
+				   1 + (uint32_t)rnd_below(left - rest);
+			left -= z.seg[i];
+		}
+		for (i = 0; i < z.n; i++)
+			z.size_chunks[i] = 1 + rnd_below(ZMAX_CHUNKS / ZMAX_N /
+							  2);
+		test_zones(&z, "random");
+	}
 }
 
 static void zones_tests(void)
@@ -519,6 +684,7 @@ static void zones_tests(void)
 							  2);
 		test_zones(&z, "random");
 	}
+	segments_tests();
 }
 
 int main(void)
@@ -534,7 +700,7 @@ int main(void)
 	};
 	size_t mi, ci, oi;
 
-	ktap_header("mqstripe_map.h: mqs_map_sector, mqs_member_range, zones");
+	ktap_header("mqstripe_map.h: mqs_map_sector, mqs_member_range, zones, segments");
 	for (mi = 0; mi < ARRAY_SIZE(members); mi++) {
 		for (ci = 0; ci < ARRAY_SIZE(chunks); ci++) {
 			for (oi = 0; oi < ARRAY_SIZE(offsets);
