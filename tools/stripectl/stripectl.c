@@ -447,12 +447,9 @@ static void print_features(uint64_t features)
 			sep = " ";
 		}
 	}
-	/* FEAT_ALL does not have it yet: the module does not take it */
-	if (features & ~(MQSTRIPE_FEAT_ALL | MQSTRIPE_FEAT_SEGMENTS))
+	if (features & ~MQSTRIPE_FEAT_ALL)
 		printf("%sunknown(0x%llx)", sep,
-		       (unsigned long long)(features &
-					    ~(MQSTRIPE_FEAT_ALL |
-					      MQSTRIPE_FEAT_SEGMENTS)));
+		       (unsigned long long)(features & ~MQSTRIPE_FEAT_ALL));
 	else if (!*sep)
 		printf("none");
 }

@@ -364,8 +364,8 @@ static int get_version(struct mqstripe_version *v)
 	v->hdr.version = abi();
 	v->abi_version = abi();
 	v->features = MQSTRIPE_FEAT_ALL;
-	if (!getenv("FAKE_MQS_NO_SEGMENTS"))
-		v->features |= MQSTRIPE_FEAT_SEGMENTS;
+	if (getenv("FAKE_MQS_NO_SEGMENTS"))
+		v->features &= ~MQSTRIPE_FEAT_SEGMENTS;
 	snprintf(v->module_version, sizeof(v->module_version), "0.1.0-fake");
 	return 0;
 }
@@ -387,9 +387,9 @@ static int create(struct mqstripe_create *c)
 	uint32_t i, j, index;
 	int rc;
 
-	rc = check_hdr(&c->hdr, sizeof(*c), MQSTRIPE_CREATE_F_ALL |
-		       (getenv("FAKE_MQS_NO_SEGMENTS") ? 0 :
-			MQSTRIPE_CREATE_F_SEGMENTS));
+	rc = check_hdr(&c->hdr, sizeof(*c), MQSTRIPE_CREATE_F_ALL &
+		       ~(getenv("FAKE_MQS_NO_SEGMENTS") ?
+			 MQSTRIPE_CREATE_F_SEGMENTS : 0));
 	if (rc)
 		return rc;
 	/* like the module: the outputs must be zero on input */
