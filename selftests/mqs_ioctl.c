@@ -5,6 +5,19 @@
  * Usage: mqs_ioctl abi MEMBER MEMBER MEMBER   (three free block devices)
  *        mqs_ioctl eperm                       (run without CAP_SYS_ADMIN)
  *        mqs_ioctl boundaries [-s SEED] [-w LIST] MEMBER MEMBER...
+ *        mqs_ioctl create [-c CHUNK] [-n] [-s SIZE,...] [-g N,...] [-G N,...]
+ *                         MEMBER...
+ *        mqs_ioctl remove INDEX
+ *
+ * create and remove are one command each, for a VM test that needs a
+ * layout stripectl does not make (test_40_zones.sh's segments): CREATE
+ * of the members (chunk CHUNK, 64K by default; -n MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
+ * -s each member's data bytes, MQSTRIPE_CREATE_F_MEMBER_SIZES; -g the
+ * segments' members, MQSTRIPE_CREATE_F_SEGMENTS; -G the same entries
+ * without the flag), then INFO of the new array.  Prints "index N
+ * capacity BYTES member_data BYTES segments NR N N N N data BYTES..."
+ * and exits 0, or "error ENAME code CODE member MEMBER" on stderr and
+ * exits 1.
  *
  * abi and eperm are test_11_bad_input.sh's: each command's fields, errors
  * and results.  boundaries is test_20_fuzz.sh's, before its fuzzing, with
@@ -434,6 +447,13 @@ static void t_create(void)
 		    default_depth(fds, 3),
 		    (unsigned long long)info.capacity_bytes,
 		    (unsigned long long)info.member_data_bytes);
+	ktap_result(!e && info.nr_segments == 1 &&
+		    info.segment_members[0] == 3 && !info.segment_members[1] &&
+		    !info.segment_members[2] && !info.segment_members[3],
+		    "INFO of an array made without segments: 1 segment of its 3 members (got %u: %u %u %u %u)",
+		    info.nr_segments, info.segment_members[0],
+		    info.segment_members[1], info.segment_members[2],
+		    info.segment_members[3]);
 	{
 		struct stat ms;
 		int k, ok = !e;
@@ -451,9 +471,15 @@ static void t_create(void)
 	info.hdr.version = 2;
 	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO unknown version");
 	info.hdr.version = MQSTRIPE_ABI_VERSION;
-	info.reserved[5] = 1;
-	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO reserved[5] 1");
-	info.reserved[5] = 0;
+	info.reserved[2] = 1;
+	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO reserved[2] 1");
+	info.reserved[2] = 0;
+	info.nr_segments = 1;
+	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO nr_segments 1 on input");
+	info.nr_segments = 0;
+	info.segment_members[3] = 1;
+	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO segment_members[3] 1 on input");
+	info.segment_members[3] = 0;
 	info.index = 100000;
 	expect(xioctl(MQSTRIPE_IOC_INFO, &info), ENODEV, "INFO of a missing array");
 
@@ -565,8 +591,12 @@ static void t_create(void)
 	c.reserved0 = 1;
 	bad_create(&c, EINVAL, -1, 0, "CREATE reserved0 1");
 	create_init(&c, fds, 3);
-	c.reserved[3] = 1;
-	bad_create(&c, EINVAL, -1, 0, "CREATE reserved[3] 1");
+	c.reserved[1] = 1;
+	bad_create(&c, EINVAL, -1, 0, "CREATE reserved[1] 1");
+	create_init(&c, fds, 3);
+	c.segment_members[0] = 2;
+	c.segment_members[1] = 1;
+	bad_create(&c, EINVAL, -1, 0, "CREATE segment_members without their flag");
 	create_init(&c, fds, 0);
 	bad_create(&c, EINVAL, -1, 0, "CREATE 0 members");
 	create_init(&c, fds, MQSTRIPE_MAX_MEMBERS + 1);
@@ -1410,6 +1440,105 @@ static int boundaries(int argc, char **argv)
 	return ktap_finish();
 }
 
+/* a byte count with an optional K or M suffix; 0 for none */
+static __u64 bytes_arg(const char *s)
+{
+	char *end;
+	__u64 v = strtoull(s, &end, 0);
+
+	if (*end == 'K')
+		v <<= 10;
+	else if (*end == 'M')
+		v <<= 20;
+	return v;
+}
+
+/* comma-separated list into @v (at most @cap); the count */
+static unsigned int list_arg(char *s, __u64 *v, unsigned int cap)
+{
+	unsigned int n = 0;
+	char *tok;
+
+	for (tok = strtok(s, ","); tok && n < cap; tok = strtok(NULL, ","))
+		v[n++] = bytes_arg(tok);
+	return n;
+}
+
+/* mqs_ioctl create ...: see the top of this file */
+static int cmd_create(int argc, char **argv)
+{
+	struct mqstripe_member_info mi[MAX_REAL];
+	__u64 sizes[MAX_REAL], seg[MQSTRIPE_MAX_SEGMENTS];
+	int32_t mfds[MAX_REAL];
+	struct mqstripe_create c;
+	struct mqstripe_info info;
+	unsigned int n, k, nseg;
+	int opt, e;
+
+	create_init(&c, mfds, 0);
+	while ((opt = getopt(argc, argv, "c:ns:g:G:")) != -1) {
+		switch (opt) {
+		case 'c':
+			c.chunk_bytes = bytes_arg(optarg);
+			break;
+		case 'n':
+			c.hdr.flags |= MQSTRIPE_CREATE_F_NO_SUPERBLOCK;
+			break;
+		case 's':
+			c.hdr.flags |= MQSTRIPE_CREATE_F_MEMBER_SIZES;
+			c.member_sizes_ptr = (uintptr_t)sizes;
+			list_arg(optarg, sizes, MAX_REAL);
+			break;
+		case 'g':
+			c.hdr.flags |= MQSTRIPE_CREATE_F_SEGMENTS;
+			/* fall through */
+		case 'G':
+			nseg = list_arg(optarg, seg, MQSTRIPE_MAX_SEGMENTS);
+			for (k = 0; k < nseg; k++)
+				c.segment_members[k] = seg[k];
+			break;
+		default:
+			return 2;
+		}
+	}
+	n = argc - optind;
+	if (!n || n > MAX_REAL)
+		return 2;
+	for (k = 0; k < n; k++) {
+		mfds[k] = open(argv[optind + k], O_RDWR | O_CLOEXEC);
+		if (mfds[k] < 0) {
+			printf("open %s: %s\n", argv[optind + k],
+			       strerror(errno));
+			return 1;
+		}
+	}
+	c.nr_members = n;
+	e = xioctl(MQSTRIPE_IOC_CREATE, &c);
+	if (e) {
+		fprintf(stderr, "error %s code %u member %d\n", ktap_errname(e),
+			c.error_code, (int)c.error_member);
+		return 1;
+	}
+	info = (struct mqstripe_info){ .hdr = HDR(info), .index = c.index,
+				       .members_cap = n,
+				       .members_ptr = (uintptr_t)mi };
+	e = xioctl(MQSTRIPE_IOC_INFO, &info);
+	if (e) {
+		printf("INFO of %u: %s\n", c.index, ktap_errname(e));
+		return 1;
+	}
+	printf("index %u capacity %llu member_data %llu segments %u", c.index,
+	       (unsigned long long)info.capacity_bytes,
+	       (unsigned long long)info.member_data_bytes, info.nr_segments);
+	for (k = 0; k < MQSTRIPE_MAX_SEGMENTS; k++)
+		printf(" %u", info.segment_members[k]);
+	printf(" data");
+	for (k = 0; k < n; k++)
+		printf(" %llu", (unsigned long long)mi[k].data_bytes);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char tmpl[] = "/tmp/mqs_ioctl.XXXXXX";
@@ -1421,6 +1550,14 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "boundaries"))
 		return boundaries(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "create"))
+		return cmd_create(argc - 1, argv + 1);
+	if (argc == 3 && !strcmp(argv[1], "remove")) {
+		i = do_remove(strtoul(argv[2], NULL, 0));
+		if (i)
+			fprintf(stderr, "error %s\n", ktap_errname(i));
+		return !!i;
+	}
 	if (argc == 2 && !strcmp(argv[1], "eperm")) {
 		struct mqstripe_version v = { .hdr = HDR(v) };
 		struct mqstripe_list l = { .hdr = HDR(l) };
@@ -1431,7 +1568,7 @@ int main(int argc, char **argv)
 		return ktap_fail ? 1 : 0;
 	}
 	if (argc != 5 || strcmp(argv[1], "abi")) {
-		fprintf(stderr, "usage: %s abi MEMBER MEMBER MEMBER | eperm | boundaries [-s SEED] [-w LIST] MEMBER MEMBER...\n",
+		fprintf(stderr, "usage: %s abi MEMBER MEMBER MEMBER | eperm | boundaries [-s SEED] [-w LIST] MEMBER MEMBER... | create [-c CHUNK] [-n] [-s SIZE,...] [-g N,...] [-G N,...] MEMBER... | remove INDEX\n",
 			argv[0]);
 		return 2;
 	}

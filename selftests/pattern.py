@@ -20,11 +20,15 @@ So any sector read back names where it was written and by which pass.
         write the members directly so that the array reads as
         "check ARRAY 0 CAPACITY SEED" (no array needed: give its capacity)
   pattern.py zonecheck CHUNK DOFF SEED MEMBER:BYTES... [--range OFF:LEN]...
+                   [--segments N,N...]
         members of unequal size (zones): the members hold, where the rule
         puts it, what "fill ARRAY OFF LEN SEED" wrote through the array in
         each range (default: all of it).  The rule, by brute force: at each
         member byte b (from DOFF, chunk by chunk), each member (in slot
-        order) holding data at b takes the next array chunk
+        order) holding data at b takes the next array chunk.  --segments:
+        the members are segments of N members each, in slot order, each
+        laid out by that rule over its own members alone, one after the
+        other in the array
   pattern.py rw read|write DEV OFF LEN   one O_DIRECT IO: prints OK or the
         errno name, exit 0 on success, 1 on an IO error
   pattern.py regions DEV SEED OFF:LEN:zero|pat...
@@ -262,20 +266,30 @@ def mapwalk(args, write):
     return 0
 
 
-def zonecheck(args, ranges):
+def zonecheck(args, ranges, segments=None):
     chunk, doff, seed = num(args[0]), num(args[1]), num(args[2])
     members = []
     for a in args[3:]:
         path, size = a.rsplit(":", 1)
         members.append((path, num(size)))
+    if not segments:
+        segments = [len(members)]
+    if sum(segments) != len(members):
+        print("segments of %d members, %d members given"
+              % (sum(segments), len(members)))
+        return 2
     table = []          # array chunk -> (slot, member chunk)
-    b = 0
-    while True:
-        row = [m for m, (_, size) in enumerate(members) if size > b * chunk]
-        if not row:
-            break
-        table.extend((m, b) for m in row)
-        b += 1
+    first = 0
+    for nseg in segments:
+        slots = range(first, first + nseg)
+        b = 0
+        while True:
+            row = [m for m in slots if members[m][1] > b * chunk]
+            if not row:
+                break
+            table.extend((m, b) for m in row)
+            b += 1
+        first += nseg
     cap = len(table) * chunk
     if not ranges:
         ranges = [(0, cap)]
@@ -374,6 +388,9 @@ def main(argv):
             o, n = args[i + 1].split(":")
             opts.setdefault("ranges", []).append((num(o), num(n)))
             i += 2
+        elif args[i] == "--segments" and i + 1 < len(args):
+            opts["segments"] = [int(x) for x in args[i + 1].split(",")]
+            i += 2
         elif args[i] == "--buf-offset" and i + 1 < len(args):
             opts["bufoff"] = num(args[i + 1])
             i += 2
@@ -403,7 +420,8 @@ def main(argv):
         if cmd in ("mapcheck", "mapfill") and len(pos) >= 5:
             return mapwalk(pos, cmd == "mapfill")
         if cmd == "zonecheck" and len(pos) >= 4:
-            return zonecheck(pos, opts.get("ranges", []))
+            return zonecheck(pos, opts.get("ranges", []),
+                             opts.get("segments"))
         if cmd == "regions" and len(pos) >= 3:
             bad = 0
             for r in pos[2:]:

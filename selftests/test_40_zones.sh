@@ -19,10 +19,25 @@
 #    numbers) and given to assemble in another order: the same capacity
 #    and every byte reads back;
 #  - create --size 16M: one zone over all four (the old capacity).
+#  - segments (members added as a set, MQSTRIPE_CREATE_F_SEGMENTS, made
+#    through the control ioctl by mqs_ioctl create): segment 0 the first
+#    two members with 4M of data each (one zone, 8M), segment 1 the other
+#    two with 8M and 12M (16M over both, then 4M on the last): 28M, INFO
+#    reports the segments; io_opt is segment 0's stripe; the whole array
+#    filled and every chunk checked on its member (pattern.py zonecheck
+#    --segments: each segment laid out by brute force on its own); the
+#    segment boundary (8M) and the zone boundary in segment 1 (24M)
+#    crossed by odd-sized writes and reads, a write-zeroes across the
+#    segment boundary; the array removed and made again with the same
+#    layout: every byte reads back.  Malformed segment lists are refused
+#    (EINVAL, MQSTRIPE_ERR_GEOMETRY) and leave no array.
 # Catches: a capacity of N x the smallest (the rest of larger members
 # lost), a zone table or lookup that puts a chunk elsewhere than the rule,
 # a request across a zone boundary mapped by one zone's rule, sizes not
-# kept by the superblocks (an assemble that loses the zones).
+# kept by the superblocks (an assemble that loses the zones); a module
+# that refuses segments, maps a later segment over every member (or the
+# first segment's zones moved), or cuts a request at the segment boundary
+# wrongly.
 
 . "$(dirname "$0")/lib.sh"
 mqs_init
@@ -77,25 +92,31 @@ for i in 0 1 2 3; do MS+=("${M[i]}:$(((SIZES[i] - 1) << 20))"); done
 steps "write the whole array, IO of odd sizes" fill "$ARR" 0 "$CAP" 40 --vary
 steps "every chunk on the member where the zone rule puts it" \
 	zonecheck 64K 1M 40 "${MS[@]}"
-R=()
-RANGES=()	# OFF:LEN:SEED of the whole array
-prev=0
 S=197120 L=459776	# a range from 385 sectors before a boundary
-for b in $B1 $B2; do
-	s=$((b - S))
-	steps "a 3-sector write across byte $b" \
-		fill "$ARR" $s $L 41 --sizes 196608,1536,261632
-	steps "a 511-sector write across byte $b" \
-		fill "$ARR" $s $L 41 --sizes 100352,261632,97792
-	steps "a 7-sector read across byte $b" \
-		check "$ARR" $s $L 41 --sizes 195584,3584,260608
-	steps "a 511-sector read across byte $b" \
-		check "$ARR" $s $L 41 --sizes 100352,261632,97792
-	R+=(--range "$s:$L")
-	RANGES+=("$prev:$((s - prev)):40" "$s:$L:41")
-	prev=$((s + L))
-done
-RANGES+=("$prev:$((CAP - prev)):40")
+# cross DEV CAP WHAT B...: odd-sized writes (seed 41) and reads across
+# each boundary B, from S before it, L long; the ranges in R (--range
+# OFF:LEN) and the whole array's OFF:LEN:SEED (40 elsewhere) in RANGES
+cross() {
+	local dev=$1 cap=$2 what=$3 b s prev=0
+	shift 3
+	R=() RANGES=()
+	for b in "$@"; do
+		s=$((b - S))
+		steps "${what}a 3-sector write across byte $b" \
+			fill "$dev" $s $L 41 --sizes 196608,1536,261632
+		steps "${what}a 511-sector write across byte $b" \
+			fill "$dev" $s $L 41 --sizes 100352,261632,97792
+		steps "${what}a 7-sector read across byte $b" \
+			check "$dev" $s $L 41 --sizes 195584,3584,260608
+		steps "${what}a 511-sector read across byte $b" \
+			check "$dev" $s $L 41 --sizes 100352,261632,97792
+		R+=(--range "$s:$L")
+		RANGES+=("$prev:$((s - prev)):40" "$s:$L:41")
+		prev=$((s + L))
+	done
+	RANGES+=("$prev:$((cap - prev)):40")
+}
+cross "$ARR" "$CAP" "" $B1 $B2
 steps "the writes across the boundaries on the members, by the zone rule" \
 	zonecheck 64K 1M 41 "${MS[@]}" "${R[@]}"
 steps "the whole array reads back (each range its seed)" \
@@ -134,5 +155,86 @@ check_eq "create --size 16M: 4 x 4M, one zone" "$B1" "$(blk_bytes "$MQS_DEV")"
 "$STRIPECTL" examine --export "${M[3]}" >"$MQS_TMP/ex" 2>&1
 check_eq "... its superblocks record no member sizes" 0 \
 	"$(grep -c '^MQSTRIPE_MEMBER_DATA_BYTES=' "$MQS_TMP/ex")"
+mqs_stop "$MQS_DEV" || mqs_die "stop the array of one zone"
+
+# segments, through the control ioctl (stripectl's add is its own test)
+IOCTL=$MQS_DIR/mqs_ioctl
+[ -x "$IOCTL" ] || mqs_die "mqs_ioctl built" "$IOCTL missing: run 'make -C selftests' on the host"
+for i in 0 1 2 3; do	# no superblock of the arrays before
+	dd if=/dev/zero of="${M[i]}" bs=8K count=1 oflag=direct status=none
+done
+SEGSIZES=4M,4M,8M,12M
+SB1=$((8 << 20)) SB2=$((24 << 20)) SCAP=$((28 << 20))
+GEOM=10	# MQSTRIPE_ERR_GEOMETRY
+before=$(mqs_arrays | wc -l)
+check_fails "segments without member sizes: EINVAL, MQSTRIPE_ERR_GEOMETRY, no member" \
+	1 "^error EINVAL code $GEOM member -1\$" \
+	"$IOCTL" create -c 64K -g 2,2 "${M[@]}"
+for bad in 4 2,1 2,0,2 1,1,1,2; do
+	check_fails "segments $bad of 4 members: EINVAL, MQSTRIPE_ERR_GEOMETRY, no member" \
+		1 "^error EINVAL code $GEOM member -1\$" \
+		"$IOCTL" create -c 64K -s $SEGSIZES -g $bad "${M[@]}"
+done
+check_fails "segment_members without the flag: EINVAL" \
+	1 "^error EINVAL code 0 member 0\$" \
+	"$IOCTL" create -c 64K -s $SEGSIZES -G 2,2 "${M[@]}"
+check_eq "the refusals left no array" "$before" "$(mqs_arrays | wc -l)"
+
+# mqs_seg_create: the array of segments 2,2, its device in SEG_DEV
+mqs_seg_create() {
+	local out
+	out=$("$IOCTL" create -c 64K -s $SEGSIZES -g 2,2 "${M[@]}") ||
+		mqs_die "create segments 2,2" "$out"
+	SEG_IDX=$(echo "$out" | sed -n 's/^index \([0-9]*\) .*/\1/p')
+	SEG_DEV=/dev/mqstripe$SEG_IDX
+	MQS_ARRAYS+=("$SEG_DEV")
+	udevadm settle 2>/dev/null
+	check_eq "segments 2,2: INFO: 28M, member_data 4M (the first zone's), segments 2 and 2, each member's data" \
+		"capacity $SCAP member_data $((4 << 20)) segments 2 2 2 0 0 data $((4 << 20)) $((4 << 20)) $((8 << 20)) $((12 << 20))" \
+		"${out#index $SEG_IDX }"
+}
+mqs_seg_remove() {
+	local out
+	out=$("$IOCTL" remove "$SEG_IDX") || mqs_die "remove $SEG_DEV" "$out"
+	unset 'MQS_ARRAYS[${#MQS_ARRAYS[@]}-1]'
+}
+mqs_seg_create
+check_eq "segments: the capacity" "$SCAP" "$(blk_bytes "$SEG_DEV")"
+check_eq "segments: io_opt is the first segment's stripe (2 x 64K)" \
+	$((2 * K)) "$(cat "/sys/block/mqstripe$SEG_IDX/queue/optimal_io_size")"
+SMS=("${M[0]}:4M" "${M[1]}:4M" "${M[2]}:8M" "${M[3]}:12M")
+steps "segments: write the whole array, IO of odd sizes" \
+	fill "$SEG_DEV" 0 "$SCAP" 40 --vary
+steps "segments: every chunk on its member, each segment laid out alone" \
+	zonecheck 64K 1M 40 "${SMS[@]}" --segments 2,2
+cross "$SEG_DEV" "$SCAP" "segments: " $SB1 $SB2
+steps "segments: the writes across the boundaries on the members" \
+	zonecheck 64K 1M 41 "${SMS[@]}" --segments 2,2 "${R[@]}"
+# write-zeroes across the segment boundary, within the range of seed 41
+ZS=$((SB1 - 99840)) ZL=199680
+steps "segments: write-zeroes (BLKZEROOUT) across byte $SB1" \
+	discard "$SEG_DEV" zeroout "$ZS:$ZL"
+steps "... reads as zeroes" zero "$SEG_DEV" $ZS $ZL
+steps "... and the data around it is intact" \
+	each check "$SEG_DEV:$((SB1 - S)):$((ZS - SB1 + S)):41" \
+	"$SEG_DEV:$((ZS + ZL)):$((SB1 - S + L - ZS - ZL)):41"
+steps_run
+mqs_seg_remove
+mqs_seg_create
+SEGRANGES=()
+for r in "${RANGES[@]}"; do
+	IFS=: read -r o n sd <<<"$r"
+	if [ "$o" -eq $((SB1 - S)) ]; then	# the zeroed part apart
+		SEGRANGES+=("$SEG_DEV:$o:$((ZS - o)):$sd"
+			"$SEG_DEV:$((ZS + ZL)):$((o + n - ZS - ZL)):$sd")
+	else
+		SEGRANGES+=("$SEG_DEV:$r")
+	fi
+done
+steps "segments: made again with the same layout, every byte reads back" \
+	each check "${SEGRANGES[@]}"
+steps "... the zeroed range too" zero "$SEG_DEV" $ZS $ZL
+steps_run
+mqs_seg_remove
 check_klog "no kernel report" "$mark"
 mqs_finish
