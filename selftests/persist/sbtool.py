@@ -78,7 +78,8 @@ SEGMENT_FIELDS = [
     (0x18, "<Q", "chunk_bytes"),
     (0x20, "<I", "layout_version"),
     (0x24, "<I", "nr_members"),
-    (0x28, "24s", "reserved"),
+    (0x28, "<I", "first_slot"),
+    (0x2C, "20s", "reserved"),
 ]
 TABLE = {1: (0x100, 240), 2: (0x200, 224)}
 # feature_incompat bit 0, MEMBER_SIZES (format 2): each slot's data bytes
@@ -86,6 +87,9 @@ TABLE = {1: (0x100, 240), 2: (0x200, 224)}
 MEMBER_SIZES = 1 << 0
 SIZES_OFFSET, SIZES_SLOTS = 0x200, 256
 SIZES_TABLE = (0xa00, 96)
+# feature_incompat bit 1, SEGMENTS (format 2, with MEMBER_SIZES): 2 to 4
+# entries of the segment table, members added after the array's end
+SEGMENTS_BIT = 1 << 1
 
 
 def crc32c(data, crc=0):
@@ -168,7 +172,7 @@ def parse(block, at=SB_OFFSET):
             return "bad-checksum"
         if version not in (1, 2):
             return "unknown-version"
-        if sb["feature_incompat"] & ~MEMBER_SIZES:
+        if sb["feature_incompat"] & ~(MEMBER_SIZES | SEGMENTS_BIT):
             return "unknown-incompat-feature"
         if sb["layout_version"] != 1:
             return "unknown-layout"
@@ -195,7 +199,37 @@ def parse(block, at=SB_OFFSET):
             sb["slot"] >= table_slots or
             sb["member_uuids"][sb["slot"]] == sb["member_uuid"],
         ]
-        if version == 2:
+        if version == 2 and sb["feature_incompat"] & SEGMENTS_BIT:
+            nseg, segs = sb["nr_segments"], sb["segments"]
+            checks += [
+                bool(sb["feature_incompat"] & MEMBER_SIZES),
+                2 <= nseg <= 4,
+                nr <= 96,
+                sb["queue_depth"] == 0 or 1 <= sb["queue_depth"] <= 4096,
+                sb["reshape_position_bytes"] == 0,
+            ]
+            start = first = 0
+            for k, seg in enumerate(segs):
+                if k >= nseg:
+                    checks.append(not any(v for key, v in seg.items()
+                                          if key != "reserved")
+                                  and seg["reserved"])
+                    continue
+                own = (sizes or [])[first:first + seg["nr_members"]]
+                checks += [
+                    seg["nr_members"] > 0,
+                    seg["array_start_bytes"] == start,
+                    seg["data_offset_bytes"] == sb["data_offset_bytes"],
+                    bool(own) and seg["data_bytes"] == min(own),
+                    seg["chunk_bytes"] == chunk,
+                    seg["layout_version"] == sb["layout_version"],
+                    seg["first_slot"] == first,
+                    seg["reserved"],
+                ]
+                start += sum(own)
+                first += seg["nr_members"]
+            checks.append(first == nr)
+        elif version == 2:
             seg0 = sb["segments"][0]
             checks += [
                 sb["queue_depth"] == 0 or 1 <= sb["queue_depth"] <= 4096,
@@ -207,6 +241,7 @@ def parse(block, at=SB_OFFSET):
                 seg0["chunk_bytes"] == chunk,
                 seg0["layout_version"] == sb["layout_version"],
                 seg0["nr_members"] == nr,
+                seg0["first_slot"] == 0,
                 all(not any(v for k, v in seg.items() if k != "reserved")
                     and seg["reserved"] for seg in sb["segments"][1:]),
             ]

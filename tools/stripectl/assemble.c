@@ -376,6 +376,16 @@ static int build_assembled(struct sbw *w, struct mqs_cand **m, uint32_t nr,
 		memset(sb->fault_slots, 0, sizeof(sb->fault_slots));
 		/* a member one event behind a cut rename: the new name */
 		memcpy(sb->name, m[newest]->sb.name, sizeof(sb->name));
+		/* one behind a cut add: the members and segments after it */
+		sb->nr_members = m[newest]->sb.nr_members;
+		sb->feature_incompat = m[newest]->sb.feature_incompat;
+		memcpy(sb->sizes, m[newest]->sb.sizes, sizeof(sb->sizes));
+		if (mqs_sb_segmented(&m[newest]->sb)) {
+			sb->nr_segments = m[newest]->sb.nr_segments;
+			memcpy(sb->seg_members, m[newest]->sb.seg_members,
+			       sizeof(sb->seg_members));
+		}
+		memcpy(sb->table, m[newest]->sb.table, sizeof(sb->table));
 		sb->events = events + bump;
 		sb->generation = m[s]->sb.generation + bump;
 		sb->state = MQS_SB_STATE_ACTIVE;
@@ -592,6 +602,9 @@ start:
 		.data_offset_bytes = sb->data_offset_bytes,
 		.member_data_bytes = data_bytes,
 		.member_sizes = mqs_sb_zoned(sb) ? sb->sizes : NULL,
+		.segment_members = mqs_sb_segmented(sb) ? sb->seg_members :
+							  NULL,
+		.nr_segments = mqs_sb_segmented(sb) ? sb->nr_segments : 0,
 		/* the superblocks keep the name: a later start may have it */
 		.name = sb->name[0] && !taken ? sb->name : NULL,
 		.uuid = uuid,
@@ -811,6 +824,41 @@ static void drop_stale_copies(const struct asm_ctx *ctx, struct mqs_cand **c,
 	free(newer);
 }
 
+/*
+ * Leave out each of @c[0..*n-1] that is a new member of an add that did
+ * not complete (mqs_add_leftover(): cut before any of the array's own
+ * members took the new geometry), naming it; @c is compacted.  The array
+ * starts as it was; "stripectl add" takes such a device again.
+ */
+static void drop_add_leftovers(const struct asm_ctx *ctx, struct mqs_cand **c,
+			       size_t *n)
+{
+	char label[MQS_ERR_LEN], what[2 * MQS_ERR_LEN + PATH_MAX];
+	size_t i, k = 0;
+	bool *left;
+
+	left = calloc(*n ? *n : 1, sizeof(*left));
+	if (!left)
+		return;		/* mqs_group_check() refuses them */
+	for (i = 0; i < *n; i++)
+		left[i] = mqs_add_leftover(c, *n, i);
+	for (i = 0; i < *n; i++) {
+		if (!left[i]) {
+			c[k++] = c[i];
+			continue;
+		}
+		mqs_array_label(&c[i]->sb, label, sizeof(label));
+		snprintf(what, sizeof(what),
+			 "%s: slot %" PRIu32 " of an add to %s that did not complete (the array's own members do not have it): left out, the array starts as it was; run 'stripectl add' again to add it",
+			 c[i]->path, c[i]->sb.slot, label);
+		mqs_error("warning: %s", what);
+		if (ctx->incremental)
+			syslog(LOG_WARNING, "assemble: %s", what);
+	}
+	*n = k;
+	free(left);
+}
+
 static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 			   bool quiet_if_running)
 {
@@ -836,6 +884,7 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 	rc = ctx->found ? refuse_copies(ctx, c, n) : MQS_EXIT_OK;
 	if (rc)
 		goto out;
+	drop_add_leftovers(ctx, c, &n);
 	rc = mqs_group_check(c, n, ctx->force, slots, err, sizeof(err));
 	if (rc == -ENODEV && ctx->defer_missing) {
 		rc = defer_missing(ctx, c[0]->sb.array_uuid, err);
@@ -849,7 +898,8 @@ static int check_and_start(struct asm_ctx *ctx, struct mqs_cand **c, size_t n,
 	}
 	if (ctx->force)
 		report_stale(c, n);
-	nr = c[0]->sb.nr_members;
+	/* the newest: one behind a cut add has fewer members */
+	nr = c[mqs_newest(c, n)]->sb.nr_members;
 	for (s = 0; s < nr; s++) {
 		by_slot[s] = slots[s] < n ? c[slots[s]] : NULL;
 		/* mqs_group_check() filled every slot */

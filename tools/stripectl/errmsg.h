@@ -41,6 +41,9 @@ struct mqs_create_req {
 	uint64_t member_data_bytes;	/* recorded; 0: all the members hold */
 	/* each member's data bytes, by slot (zones); NULL: member_data_bytes */
 	const uint64_t *member_sizes;
+	/* the members of each segment (MQSTRIPE_CREATE_F_SEGMENTS), or NULL */
+	const uint32_t *segment_members;
+	uint32_t nr_segments;
 	uint64_t queue_depth;		/* 0: the module's default */
 	const char *name;		/* NULL: no name */
 	const char *uuid;		/* NULL: random */

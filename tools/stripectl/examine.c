@@ -53,11 +53,13 @@ static uint32_t table_len(const struct mqs_sb *sb)
  */
 static void print_zones(const struct mqs_sb *sb)
 {
+	uint32_t seg[MQS_SB_V2_SEGMENTS], nseg = mqs_sb_segments(sb, seg);
+
 	if (!mqs_sb_zoned(sb))
 		return;
 	print_size("this member's data:", sb->sizes[sb->slot]);
 	print_size("array size:", mqs_sb_capacity(sb));
-	zones_print(sb->sizes, sb->nr_members, 22);
+	zones_print(sb->sizes, sb->nr_members, seg, nseg, 22);
 }
 
 /* The copy the superblock was taken from. */
@@ -230,7 +232,15 @@ static void examine_json(const struct mqs_cand *c)
 			json_object_array_add(arr, json_u64(sb->sizes[j]));
 		json_add(o, "member_data_bytes", arr);
 		json_add(o, "capacity_bytes", json_u64(mqs_sb_capacity(sb)));
-		json_add(o, "zones", json_zones(sb->sizes, sb->nr_members));
+		uint32_t seg[MQS_SB_V2_SEGMENTS];
+		uint32_t nseg = mqs_sb_segments(sb, seg);
+
+		json_add(o, "zones", json_zones(sb->sizes, sb->nr_members,
+						seg, nseg));
+		arr = json_object_new_array();
+		for (j = 0; j < nseg; j++)
+			json_object_array_add(arr, json_u64(seg[j]));
+		json_add(o, "segment_members", arr);
 	}
 	json_add(o, "array_logical_block_size_bytes", json_u64(sb->array_lbs));
 	json_add(o, "member_logical_block_size_bytes",
@@ -306,6 +316,16 @@ static void examine_export(const struct mqs_cand *c)
 	if (mqs_sb_zoned(sb))
 		printf("MQSTRIPE_MEMBER_DATA_BYTES=%" PRIu64 "\n",
 		       sb->sizes[sb->slot]);
+	if (mqs_sb_segmented(sb)) {
+		uint32_t seg[MQS_SB_V2_SEGMENTS], nseg, j;
+
+		nseg = mqs_sb_segments(sb, seg);
+		printf("MQSTRIPE_SEGMENTS=%" PRIu32 "\n", nseg);
+		printf("MQSTRIPE_SEGMENT_MEMBERS=");
+		for (j = 0; j < nseg; j++)
+			printf("%s%" PRIu32, j ? " " : "", seg[j]);
+		printf("\n");
+	}
 	printf("MQSTRIPE_LAYOUT=%" PRIu32 "\n", sb->layout);
 	printf("MQSTRIPE_EVENTS=%" PRIu64 "\n", sb->events);
 	printf("MQSTRIPE_STATE=%s\n", mqs_sb_state_name(sb->state));

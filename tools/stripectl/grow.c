@@ -151,6 +151,11 @@ static int check_growable(uint32_t index, const char *node,
 			  node);
 		return MQS_EXIT_FAIL;
 	}
+	if (info->nr_segments > 1) {
+		grow_note(LOG_ERR, "%s: its members were added in %u segments ('stripectl add'): growing such an array is not supported yet",
+			  node, info->nr_segments);
+		return MQS_EXIT_FAIL;
+	}
 	for (i = 0; i < nr; i++) {
 		if (!members[i].data_bytes ||
 		    members[i].data_bytes == info->member_data_bytes)

@@ -118,52 +118,79 @@ int json_print(struct json_object *obj)
 }
 
 /**
- * zones_print() - the zones of an array of members of unequal size
+ * zones_print() - the zones of an array of members of unequal size or of
+ *	several segments
  * @sizes: each member's data bytes, by slot.
  * @n: members.
+ * @seg: the members of each segment, in slot order.
+ * @nseg: segments (1: every member in one).
  * @width: of the label column (two spaces of indent before it).
  *
- * "zones: K", then a line per zone: its size and start in the array, its
- * members, its part of each.  Nothing for members of one size.
+ * With segments, "segments: K" first (their members); then "zones: K",
+ * a line per zone: its segment, its size and start in the array, its
+ * members, its part of each.  Nothing for members of one size in one
+ * segment.
  *
  * Return: the number of zones.
  */
-uint32_t zones_print(const uint64_t *sizes, uint32_t n, int width)
+uint32_t zones_print(const uint64_t *sizes, uint32_t n, const uint32_t *seg,
+		     uint32_t nseg, int width)
 {
 	struct mqs_zone_desc z[MQSTRIPE_MAX_MEMBERS];
-	char a[32], b[32], c[32], d[32];
-	uint32_t i, nr = mqs_zones_describe(sizes, n, z);
+	char a[32], b[32], c[32], d[32], s[32];
+	uint32_t i, nr = nseg > 1 ? mqs_segzones_describe(sizes, seg, nseg, z) :
+			 mqs_zones_describe(sizes, n, z);
 
-	if (nr < 2)
+	if (nr < 2 && nseg < 2)
 		return nr;
-	printf("  %-*s%u (members of unequal size)\n", width, "zones:", nr);
-	for (i = 0; i < nr; i++)
-		printf("    zone %u: %s of the array from %s, over %u members, %s of each from data byte %s\n",
-		       i, mqs_size_exact(z[i].array_bytes, a, sizeof(a)),
+	if (nseg > 1) {
+		printf("  %-*s%u (members added with 'stripectl add'):", width,
+		       "segments:", nseg);
+		for (i = 0; i < nseg; i++)
+			printf("%s%u", i ? ", " : " ", seg[i]);
+		printf(" members\n");
+	}
+	printf("  %-*s%u%s\n", width, "zones:", nr,
+	       nseg > 1 ? "" : " (members of unequal size)");
+	for (i = 0; i < nr; i++) {
+		s[0] = '\0';
+		if (nseg > 1)
+			snprintf(s, sizeof(s), "segment %u, slots %u-%u: ",
+				 z[i].seg, z[i].first_slot,
+				 z[i].first_slot + seg[z[i].seg] - 1);
+		printf("    zone %u: %s%s of the array from %s, over %u members, %s of each from data byte %s\n",
+		       i, s, mqs_size_exact(z[i].array_bytes, a, sizeof(a)),
 		       mqs_size_exact(z[i].array_start, b, sizeof(b)), z[i].nr,
 		       mqs_size_exact(z[i].member_bytes, c, sizeof(c)),
 		       mqs_size_exact(z[i].member_start, d, sizeof(d)));
+	}
 	return nr;
 }
 
 /**
- * json_zones() - the zones of an array of members of unequal size, as a
- *	JSON array of objects (array_start_bytes, array_bytes,
- *	member_start_bytes, member_bytes, nr_members)
+ * json_zones() - the zones of an array of members of unequal size or of
+ *	several segments, as a JSON array of objects (segment,
+ *	array_start_bytes, array_bytes, member_start_bytes, member_bytes,
+ *	nr_members)
  * @sizes: each member's data bytes, by slot.
  * @n: members.
+ * @seg: the members of each segment, in slot order.
+ * @nseg: segments (1: every member in one).
  *
  * Return: the new array (one entry for members of one size).
  */
-struct json_object *json_zones(const uint64_t *sizes, uint32_t n)
+struct json_object *json_zones(const uint64_t *sizes, uint32_t n,
+			       const uint32_t *seg, uint32_t nseg)
 {
 	struct mqs_zone_desc z[MQSTRIPE_MAX_MEMBERS];
 	struct json_object *arr = json_object_new_array();
-	uint32_t i, nr = mqs_zones_describe(sizes, n, z);
+	uint32_t i, nr = nseg > 1 ? mqs_segzones_describe(sizes, seg, nseg, z) :
+			 mqs_zones_describe(sizes, n, z);
 
 	for (i = 0; i < nr; i++) {
 		struct json_object *o = json_object_new_object();
 
+		json_add(o, "segment", json_u64(z[i].seg));
 		json_add(o, "array_start_bytes", json_u64(z[i].array_start));
 		json_add(o, "array_bytes", json_u64(z[i].array_bytes));
 		json_add(o, "member_start_bytes", json_u64(z[i].member_start));

@@ -47,7 +47,9 @@ void json_add(struct json_object *obj, const char *key,
 int json_print(struct json_object *obj);
 
 /* Members of unequal size (docs/FORMAT.md "The layout"). */
-uint32_t zones_print(const uint64_t *sizes, uint32_t n, int width);
-struct json_object *json_zones(const uint64_t *sizes, uint32_t n);
+uint32_t zones_print(const uint64_t *sizes, uint32_t n, const uint32_t *seg,
+		     uint32_t nseg, int width);
+struct json_object *json_zones(const uint64_t *sizes, uint32_t n,
+			       const uint32_t *seg, uint32_t nseg);
 
 #endif /* STRIPECTL_OUTPUT_H */

@@ -118,40 +118,79 @@ int mqs_select_array(struct mqs_cand *const *c, size_t n, const char *name,
 }
 
 /*
- * The first array-wide field on which @x and @y disagree, as text.  The
- * name is not one of them: a rename cut short leaves members one event
- * apart with two names (mqs_group_check() compares the newest ones).
+ * @x, one event or more behind @y, holds the array as it was before an
+ * "add" that was cut short after it reached @y (docs/FORMAT.md
+ * "Updates"): fewer members, whose segments are @y's first ones.
+ */
+static bool added_since(const struct mqs_sb *x, const struct mqs_sb *y)
+{
+	uint32_t xs[MQS_SB_V2_SEGMENTS], ys[MQS_SB_V2_SEGMENTS], xn, yn, k;
+
+	if (x->nr_members >= y->nr_members || x->events >= y->events ||
+	    !mqs_sb_segmented(y))
+		return false;
+	xn = mqs_sb_segments(x, xs);
+	yn = mqs_sb_segments(y, ys);
+	if (xn >= yn)
+		return false;
+	for (k = 0; k < xn; k++)
+		if (xs[k] != ys[k])
+			return false;
+	return true;
+}
+
+/*
+ * The first array-wide field on which @x and @y (the newest) disagree, as
+ * text.  The name is not one of them: a rename cut short leaves members
+ * one event apart with two names (mqs_group_check() compares the newest
+ * ones).  Nor is the member count and segments of a member behind an add
+ * cut short (added_since()): the slots it has must agree.
  */
 static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
 		     char *what, size_t len)
 {
+	bool added = added_since(x, y);
+	uint32_t xs[MQS_SB_V2_SEGMENTS], ys[MQS_SB_V2_SEGMENTS];
 	const struct {
 		const char *label;
 		uint64_t x, y;
+		bool skip;
 	} fields[] = {
-		{ "member count", x->nr_members, y->nr_members },
-		{ "chunk bytes", x->chunk_bytes, y->chunk_bytes },
+		{ "member count", x->nr_members, y->nr_members, added },
+		{ "chunk bytes", x->chunk_bytes, y->chunk_bytes, false },
 		{ "data offset bytes", x->data_offset_bytes,
-		  y->data_offset_bytes },
-		{ "layout version", x->layout, y->layout },
-		{ "array logical block size", x->array_lbs, y->array_lbs },
-		{ "creation time", x->ctime, y->ctime },
-		{ "member sizes", mqs_sb_zoned(x), mqs_sb_zoned(y) },
+		  y->data_offset_bytes, false },
+		{ "layout version", x->layout, y->layout, false },
+		{ "array logical block size", x->array_lbs, y->array_lbs,
+		  false },
+		{ "creation time", x->ctime, y->ctime, false },
+		{ "member sizes", mqs_sb_zoned(x), mqs_sb_zoned(y), added },
+		{ "segments", mqs_sb_segments(x, xs), mqs_sb_segments(y, ys),
+		  added },
 	};
 	uint32_t i, n;
 
 	for (i = 0; i < ARRAY_SIZE(fields); i++) {
-		if (fields[i].x != fields[i].y) {
+		if (!fields[i].skip && fields[i].x != fields[i].y) {
 			snprintf(what, len, "%s (%" PRIu64 " vs %" PRIu64 ")",
 				 fields[i].label, fields[i].x, fields[i].y);
 			return true;
 		}
 	}
-	for (i = 0; mqs_sb_zoned(x) && i < x->nr_members; i++) {
-		if (x->sizes[i] != y->sizes[i]) {
+	for (i = 0; !added && i < MQS_SB_V2_SEGMENTS; i++) {
+		if (xs[i] != ys[i]) {
+			snprintf(what, len, "members of segment %" PRIu32
+				 " (%" PRIu32 " vs %" PRIu32 ")", i, xs[i],
+				 ys[i]);
+			return true;
+		}
+	}
+	for (i = 0; (added || mqs_sb_zoned(x)) && i < x->nr_members; i++) {
+		if (mqs_sb_slot_bytes(x, i) != mqs_sb_slot_bytes(y, i)) {
 			snprintf(what, len, "data bytes of slot %" PRIu32
 				 " (%" PRIu64 " vs %" PRIu64 ")", i,
-				 x->sizes[i], y->sizes[i]);
+				 mqs_sb_slot_bytes(x, i),
+				 mqs_sb_slot_bytes(y, i));
 			return true;
 		}
 	}
@@ -167,6 +206,41 @@ static bool disagree(const struct mqs_sb *x, const struct mqs_sb *y,
 		}
 	}
 	return false;
+}
+
+/**
+ * mqs_add_leftover() - is this device a new member of an add that did not
+ *	complete
+ * @c: devices with valid superblocks of one array UUID.
+ * @n: how many.
+ * @i: the one asked about.
+ *
+ * "stripectl add" writes the new members first, then the array's own
+ * (docs/FORMAT.md "Updates"): until the first of those holds the new
+ * geometry, the array is what it was, and a new member (a slot past the
+ * array's members) is no part of it.  The array's geometry is that of the
+ * newest device among the slots every geometry found has (below the
+ * smallest member count).
+ *
+ * Return: true when @c[@i]'s slot is past that geometry's members.
+ */
+bool mqs_add_leftover(struct mqs_cand *const *c, size_t n, size_t i)
+{
+	uint32_t min_nr = UINT32_MAX;
+	size_t j, ref = n;
+
+	for (j = 0; j < n; j++)
+		if (c[j]->sb.nr_members < min_nr)
+			min_nr = c[j]->sb.nr_members;
+	for (j = 0; j < n; j++) {
+		if (c[j]->sb.slot >= min_nr)
+			continue;
+		if (ref == n || c[j]->sb.events > c[ref]->sb.events ||
+		    (c[j]->sb.events == c[ref]->sb.events &&
+		     c[j]->sb.nr_members > c[ref]->sb.nr_members))
+			ref = j;
+	}
+	return ref < n && c[i]->sb.slot >= c[ref]->sb.nr_members;
 }
 
 static void slot_uuid(const struct mqs_sb *sb, uint32_t slot, char *buf,
@@ -546,13 +620,16 @@ int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 		mqs_set_err(err, len, "no members");
 		return -ENODEV;
 	}
-	ref = &c[0]->sb;
-	mqs_array_label(ref, label, sizeof(label));
-	for (i = 1; i < n; i++) {
-		if (disagree(&c[i]->sb, ref, what, sizeof(what))) {
+	/* the newest: a member one event behind a cut add has fewer slots */
+	newest = mqs_newest(c, n);
+	ref = &c[newest]->sb;
+	mqs_array_label(&c[0]->sb, label, sizeof(label));
+	for (i = 0; i < n; i++) {
+		if (i != newest &&
+		    disagree(&c[i]->sb, ref, what, sizeof(what))) {
 			mqs_set_err(err, len,
 				"%s: disagrees with %s on the %s of %s: the superblocks do not describe one array; leave out the odd one",
-				c[i]->path, c[0]->path, what, label);
+				c[i]->path, c[newest]->path, what, label);
 			return -EINVAL;
 		}
 	}

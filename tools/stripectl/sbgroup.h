@@ -62,6 +62,7 @@ size_t mqs_newest(struct mqs_cand *const *c, size_t n);
 size_t mqs_fault_recorded(struct mqs_cand *const *c, size_t n, size_t i);
 size_t mqs_find_copies(struct mqs_cand *const *c, size_t n, size_t *x,
 		       size_t *y);
+bool mqs_add_leftover(struct mqs_cand *const *c, size_t n, size_t i);
 size_t mqs_newer_copy(struct mqs_cand *const *c, size_t n, size_t i);
 int mqs_group_check(struct mqs_cand *const *c, size_t n, bool accept_stale,
 		    size_t *slots, char *err, size_t len);

@@ -126,6 +126,11 @@ int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
 		mqs_error("the loaded mqstripe module cannot start an array of members of unequal size, in zones (its features lack 'member_sizes': see 'stripectl --version'); update the module");
 		return MQS_EXIT_FAIL;
 	}
+	if (req->segment_members &&
+	    !(ctl->version.features & MQSTRIPE_FEAT_SEGMENTS)) {
+		mqs_error("the loaded mqstripe module cannot start an array of segments, members added with 'stripectl add' (its features lack 'segments': see 'stripectl --version'); update the module");
+		return MQS_EXIT_FAIL;
+	}
 	if (req->member_data_bytes && !req->member_sizes &&
 	    !(ctl->version.features & MQSTRIPE_FEAT_MEMBER_DATA_BYTES) &&
 	    req->member_data_bytes != mqs_req_data_bytes(req)) {
@@ -155,6 +160,12 @@ int start_array(struct mqs_ctl *ctl, const struct mqs_create_req *req,
 	if (req->member_sizes) {
 		c.hdr.flags |= MQSTRIPE_CREATE_F_MEMBER_SIZES;
 		c.member_sizes_ptr = (uintptr_t)req->member_sizes;
+		if (req->segment_members) {
+			c.hdr.flags |= MQSTRIPE_CREATE_F_SEGMENTS;
+			for (i = 0; i < req->nr_segments &&
+			     i < MQSTRIPE_MAX_SEGMENTS; i++)
+				c.segment_members[i] = req->segment_members[i];
+		}
 	} else if (req->member_data_bytes &&
 		   (ctl->version.features & MQSTRIPE_FEAT_MEMBER_DATA_BYTES)) {
 		c.hdr.flags |= MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES;

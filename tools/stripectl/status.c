@@ -66,7 +66,8 @@ struct status_view {
 /*
  * Each member's data bytes (INFO's data_bytes) into @sizes (room for
  * MQSTRIPE_MAX_MEMBERS) when they are not all one size (an array of
- * zones); else false (also from a module that does not say).
+ * zones) or the array has segments; else false (also from a module that
+ * does not say).
  */
 static bool view_zoned(const struct status_view *v, uint64_t *sizes)
 {
@@ -81,7 +82,7 @@ static bool view_zoned(const struct status_view *v, uint64_t *sizes)
 			return false;
 		unequal |= sizes[i] != v->info->member_data_bytes;
 	}
-	return unequal;
+	return unequal || v->info->nr_segments > 1;
 }
 
 /*
@@ -214,7 +215,18 @@ static int status_json(const struct status_view *v)
 	json_add(o, "nr_hw_queues", json_u64(v->info->nr_hw_queues));
 	zoned = view_zoned(v, sizes);
 	if (zoned)
-		json_add(o, "zones", json_zones(sizes, v->nr));
+		json_add(o, "zones", json_zones(sizes, v->nr,
+						v->info->segment_members,
+						v->info->nr_segments));
+	if (v->info->nr_segments > 1) {
+		struct json_object *sm = json_object_new_array();
+
+		for (i = 0; i < v->info->nr_segments &&
+		     i < MQSTRIPE_MAX_SEGMENTS; i++)
+			json_object_array_add(sm,
+				json_u64(v->info->segment_members[i]));
+		json_add(o, "segment_members", sm);
+	}
 
 	for (i = 0; i < v->nr; i++) {
 		const struct mqstripe_member_info *m = &v->members[i];
@@ -367,7 +379,8 @@ static int status_text(const struct status_view *v)
 	print_size_line("capacity:", v->info->capacity_bytes);
 	print_size_line("member data:", v->info->member_data_bytes);
 	if (view_zoned(v, sizes))
-		zones_print(sizes, v->nr, 18);
+		zones_print(sizes, v->nr, v->info->segment_members,
+			    v->info->nr_segments, 18);
 	printf("  %-18s%u\n", "queue depth:", v->info->queue_depth);
 	printf("  %-18s%u\n", "hw queues:", v->info->nr_hw_queues);
 	for (i = 0; i < v->nr && !v->has_sb[i]; i++)

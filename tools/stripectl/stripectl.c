@@ -13,6 +13,7 @@
 #include <stdio_ext.h>
 #include <string.h>
 
+#include "add.h"
 #include "assemble.h"
 #include "clear.h"
 #include "common.h"
@@ -287,6 +288,34 @@ static const struct cmd commands[] = {
 		.missing = "give ARRAY (or, with --on-resize, the member)",
 	},
 	{
+		.name = "add",
+		.fn = cmd_add,
+		.args = "[--force] ARRAY DEVICE...",
+		.summary = "add members to a stopped array, as a segment after its end",
+		.description =
+"The stopped array ARRAY gets the DEVICEs as new members, in the order\n"
+"given, as one more segment after the array's end: they hold only the\n"
+"room they bring (all of each after the data offset; devices of unequal\n"
+"size make zones within the segment), and nothing already written moves.\n"
+"The superblocks of the new members, then of the array's own, record the\n"
+"new geometry (docs/FORMAT.md \"Segments\"); the next 'stripectl\n"
+"assemble' starts the array with the new capacity, and the file system\n"
+"on it then grows with 'xfs_growfs MOUNTPOINT' or 'resize2fs'.  A running\n"
+"array is refused (stop it first; adding online is not supported yet),\n"
+"and so is one with a member missing, stale or recorded faulty, one of\n"
+"format 1 ('assemble --metadata 2' converts it), one of 4 segments or\n"
+"of more than 96 members in all.  Each DEVICE is checked as create checks\n"
+"a member: a device in use, given twice or a second path of one disk, too\n"
+"small for the data offset and a chunk, or whose physical block does not\n"
+"fit the chunk and the data offset is refused; so is one that holds a\n"
+"file system, a partition table or another array's superblock, unless\n"
+"--force wipes it.  A failed write puts every superblock back.  ARRAY is\n"
+"the array's name, its UUID or one of its members.",
+		.min_args = 2,
+		.max_args = -1,
+		.missing = "give ARRAY and the DEVICEs to add",
+	},
+	{
 		.name = "list",
 		.fn = cmd_list,
 		.args = "[OPTIONS]",
@@ -409,6 +438,7 @@ static void print_features(uint64_t features)
 		{ MQSTRIPE_FEAT_MEMBER_DATA_BYTES, "member_data_bytes" },
 		{ MQSTRIPE_FEAT_RESIZE, "resize" },
 		{ MQSTRIPE_FEAT_MEMBER_SIZES, "member_sizes" },
+		{ MQSTRIPE_FEAT_SEGMENTS, "segments" },
 	};
 	const char *sep = "";
 	size_t i;

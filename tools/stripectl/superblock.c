@@ -151,6 +151,41 @@ bool mqs_sb_zoned(const struct mqs_sb *sb)
 }
 
 /**
+ * mqs_sb_segmented() - is the array made of several segments
+ * @sb: the superblock.
+ *
+ * Return: true with MQS_SB_FEAT_INCOMPAT_SEGMENTS (format version 2).
+ */
+bool mqs_sb_segmented(const struct mqs_sb *sb)
+{
+	return sb->version == MQS_SB_VERSION_2 &&
+	       (sb->feature_incompat & MQS_SB_FEAT_INCOMPAT_SEGMENTS);
+}
+
+/**
+ * mqs_sb_segments() - the members of each segment of the array
+ * @sb: a valid superblock.
+ * @members: room for MQS_SB_V2_SEGMENTS entries: the members of each
+ *	segment, in slot order; the entries past the segments are zero.
+ *
+ * Return: the number of segments: 1 (every member) without
+ * MQS_SB_FEAT_INCOMPAT_SEGMENTS.
+ */
+uint32_t mqs_sb_segments(const struct mqs_sb *sb, uint32_t *members)
+{
+	uint32_t i;
+
+	memset(members, 0, MQS_SB_V2_SEGMENTS * sizeof(*members));
+	if (!mqs_sb_segmented(sb)) {
+		members[0] = sb->nr_members;
+		return 1;
+	}
+	for (i = 0; i < sb->nr_segments && i < MQS_SB_V2_SEGMENTS; i++)
+		members[i] = sb->seg_members[i];
+	return sb->nr_segments;
+}
+
+/**
  * mqs_sb_slot_bytes() - data bytes of the member in a slot
  * @sb: the superblock.
  * @slot: below @sb->nr_members.
@@ -214,18 +249,56 @@ static uint32_t table_off(const struct mqs_sb *sb)
 				  MQS_SB_OFF_V2_TABLE;
 }
 
-/* Version 2: the one segment, the header's geometry; the others zero. */
-static void encode_segments(const struct mqs_sb *sb, uint8_t *block)
+/* The smallest of @n sizes. */
+static uint64_t min_size(const uint64_t *sizes, uint32_t n)
 {
-	uint8_t *seg = block + MQS_SB_OFF_SEGMENTS;
+	uint64_t min = UINT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (sizes[i] < min)
+			min = sizes[i];
+	return min;
+}
+
+/*
+ * Version 2: the segment table at @seg (MQS_SB_V2_SEGMENTS entries).
+ * One segment: the header's geometry, the others zero.  With SEGMENTS:
+ * entry k starts where the segments before it end, holds its first
+ * zone's bytes per member (its smallest member's), its member count and
+ * its first slot; the unused entries zero.  @sb->seg_members must add
+ * up to @sb->nr_members.
+ */
+static void encode_segments(const struct mqs_sb *sb, uint8_t *seg)
+{
+	uint32_t k, i, first = 0, nseg = 1, nr[MQS_SB_V2_SEGMENTS];
+	uint64_t start = 0, bytes;
 
 	memset(seg, 0, MQS_SB_V2_SEGMENTS * MQS_SB_SEG_SIZE);
-	put_le64(seg + MQS_SB_SEG_ARRAY_START, 0);
-	put_le64(seg + MQS_SB_SEG_DATA_OFFSET, sb->data_offset_bytes);
-	put_le64(seg + MQS_SB_SEG_DATA_BYTES, sb->data_bytes);
-	put_le64(seg + MQS_SB_SEG_CHUNK, sb->chunk_bytes);
-	put_le32(seg + MQS_SB_SEG_LAYOUT, sb->layout);
-	put_le32(seg + MQS_SB_SEG_NR_MEMBERS, sb->nr_members);
+	if (mqs_sb_segmented(sb)) {
+		nseg = sb->nr_segments < MQS_SB_V2_SEGMENTS ?
+		       sb->nr_segments : MQS_SB_V2_SEGMENTS;
+		for (k = 0; k < nseg; k++)
+			nr[k] = sb->seg_members[k];
+	} else {
+		nr[0] = sb->nr_members;
+	}
+	for (k = 0; k < nseg; k++, seg += MQS_SB_SEG_SIZE) {
+		bytes = nseg > 1 ? min_size(sb->sizes + first, nr[k]) :
+				   sb->data_bytes;
+		put_le64(seg + MQS_SB_SEG_ARRAY_START, start);
+		put_le64(seg + MQS_SB_SEG_DATA_OFFSET, sb->data_offset_bytes);
+		put_le64(seg + MQS_SB_SEG_DATA_BYTES, bytes);
+		put_le64(seg + MQS_SB_SEG_CHUNK, sb->chunk_bytes);
+		put_le32(seg + MQS_SB_SEG_LAYOUT, sb->layout);
+		put_le32(seg + MQS_SB_SEG_NR_MEMBERS, nr[k]);
+		if (nseg > 1) {
+			put_le32(seg + MQS_SB_SEG_FIRST_SLOT, first);
+			for (i = 0; i < nr[k]; i++)
+				start += sb->sizes[first + i];
+		}
+		first += nr[k];
+	}
 }
 
 /**
@@ -273,7 +346,7 @@ void mqs_sb_encode_over(const struct mqs_sb *sb, uint8_t *block)
 		put_le32(block + MQS_SB_OFF_QUEUE_DEPTH, sb->queue_depth);
 		put_le32(block + MQS_SB_OFF_NR_SEGMENTS, sb->nr_segments);
 		put_le64(block + MQS_SB_OFF_RESHAPE_POS, sb->reshape_pos);
-		encode_segments(sb, block);
+		encode_segments(sb, block + MQS_SB_OFF_SEGMENTS);
 	}
 	if (mqs_sb_zoned(sb))
 		for (i = 0; i < MQSTRIPE_MAX_MEMBERS; i++)
@@ -359,6 +432,13 @@ static void decode_fields(const uint8_t *block, struct mqs_sb *sb)
 		sb->nr_segments = get_le32(block + MQS_SB_OFF_NR_SEGMENTS);
 		sb->reshape_pos = get_le64(block + MQS_SB_OFF_RESHAPE_POS);
 	}
+	memset(sb->seg_members, 0, sizeof(sb->seg_members));
+	if (mqs_sb_segmented(sb))
+		for (i = 0; i < MQS_SB_V2_SEGMENTS; i++)
+			sb->seg_members[i] =
+				get_le32(block + MQS_SB_OFF_SEGMENTS +
+					 i * MQS_SB_SEG_SIZE +
+					 MQS_SB_SEG_NR_MEMBERS);
 	if (mqs_sb_zoned(sb))
 		for (i = 0; i < MQSTRIPE_MAX_MEMBERS; i++)
 			sb->sizes[i] = get_le64(block + MQS_SB_OFF_V2_SIZES +
@@ -377,32 +457,52 @@ static void decode_fields(const uint8_t *block, struct mqs_sb *sb)
 }
 
 /*
- * Version 2: the segment table must say what the header says (one
- * segment, the whole array); a layout of several segments or a reshape
- * in progress comes with an incompatible feature flag this reader does
- * not know, refused before.
+ * Version 2: the segment table must say what the header says: one
+ * segment, the whole array; or, with SEGMENTS, 2..4 segments whose
+ * member counts add up to the array's, each entry as encode_segments()
+ * writes it from the header and the member sizes.  A reshape in progress
+ * comes with an incompatible feature flag this reader does not know,
+ * refused before.
  */
 static const char *check_v2_layout(const uint8_t *block,
 				   const struct mqs_sb *sb)
 {
 	const uint8_t *seg = block + MQS_SB_OFF_SEGMENTS;
-	uint8_t zero[MQS_SB_SEG_SIZE] = { 0 };
-	uint32_t i;
+	uint8_t want[MQS_SB_V2_SEGMENTS * MQS_SB_SEG_SIZE];
+	uint32_t i, sum = 0;
 
-	if (sb->nr_segments != 1)
-		return "the segment count is not 1";
 	if (sb->reshape_pos)
 		return "it records a reshape position, but no reshape feature";
-	if (get_le64(seg + MQS_SB_SEG_ARRAY_START) ||
-	    get_le64(seg + MQS_SB_SEG_DATA_OFFSET) != sb->data_offset_bytes ||
-	    get_le64(seg + MQS_SB_SEG_DATA_BYTES) != sb->data_bytes ||
-	    get_le64(seg + MQS_SB_SEG_CHUNK) != sb->chunk_bytes ||
-	    get_le32(seg + MQS_SB_SEG_LAYOUT) != sb->layout ||
-	    get_le32(seg + MQS_SB_SEG_NR_MEMBERS) != sb->nr_members)
-		return "segment 0 does not match the array geometry";
-	for (i = 1; i < MQS_SB_V2_SEGMENTS; i++)
-		if (memcmp(seg + i * MQS_SB_SEG_SIZE, zero, sizeof(zero)))
+	if (!mqs_sb_segmented(sb)) {
+		if (sb->nr_segments != 1)
+			return "the segment count is not 1";
+		encode_segments(sb, want);
+		/* its reserved bytes are not looked at, as ever */
+		if (memcmp(seg, want, MQS_SB_SEG_FIRST_SLOT))
+			return "segment 0 does not match the array geometry";
+		if (memcmp(seg + MQS_SB_SEG_SIZE, want + MQS_SB_SEG_SIZE,
+			   sizeof(want) - MQS_SB_SEG_SIZE))
 			return "an unused segment entry is not zero";
+		return NULL;
+	}
+	if (!(sb->feature_incompat & MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES))
+		return "it has segments without member sizes";
+	if (sb->nr_segments < 2 || sb->nr_segments > MQS_SB_V2_SEGMENTS)
+		return "the segment count is not 2 to 4";
+	if (sb->nr_members > MQS_SB_SEGMENTS_MAX_MEMBERS)
+		return "an array of segments has more than 96 members";
+	for (i = 0; i < MQS_SB_V2_SEGMENTS; i++) {
+		if (i < sb->nr_segments && !sb->seg_members[i])
+			return "a segment has no members";
+		if (i >= sb->nr_segments && sb->seg_members[i])
+			return "an unused segment entry is not zero";
+		sum += sb->seg_members[i];
+	}
+	if (sum != sb->nr_members)
+		return "the segments' members do not add up to the member count";
+	encode_segments(sb, want);
+	if (memcmp(seg, want, sizeof(want)))
+		return "a segment entry does not match the member sizes";
 	return NULL;
 }
 
@@ -800,6 +900,8 @@ uint32_t mqs_zones_describe(const uint64_t *sizes, uint32_t n,
 	uint32_t nr = 0, i;
 
 	for (;;) {
+		zones[nr].seg = 0;
+		zones[nr].first_slot = 0;
 		s = 0;
 		for (i = 0; i < n; i++)
 			if (sizes[i] > prev && (!s || sizes[i] < s))
@@ -818,4 +920,39 @@ uint32_t mqs_zones_describe(const uint64_t *sizes, uint32_t n,
 		prev = s;
 		nr++;
 	}
+}
+
+/**
+ * mqs_segzones_describe() - the zones of an array of segments
+ * @sizes: each member's data bytes, by slot (all > 0).
+ * @seg: the members of each segment, in slot order.
+ * @nseg: segments (1: mqs_zones_describe() over every member).
+ * @zones: room for as many entries as members: filled in array order.
+ *
+ * Each segment is laid out as an array of its own (its zones over its
+ * members) and follows the segments before it (docs/FORMAT.md
+ * "Segments"): a zone's @array_start counts from the array's start, its
+ * @member_start from the data offset of its members.
+ *
+ * Return: the number of zones of all segments.
+ */
+uint32_t mqs_segzones_describe(const uint64_t *sizes, const uint32_t *seg,
+			       uint32_t nseg, struct mqs_zone_desc *zones)
+{
+	uint64_t start = 0;
+	uint32_t k, i, nr = 0, first = 0, z;
+
+	for (k = 0; k < nseg; k++) {
+		z = mqs_zones_describe(sizes + first, seg[k], zones + nr);
+		for (i = nr; i < nr + z; i++) {
+			zones[i].seg = k;
+			zones[i].first_slot = first;
+			zones[i].array_start += start;
+		}
+		for (i = 0; i < seg[k]; i++)
+			start += sizes[first + i];
+		nr += z;
+		first += seg[k];
+	}
+	return nr;
 }

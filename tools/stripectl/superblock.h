@@ -60,10 +60,19 @@
  * (module/mqstripe_map.h).  An array of equal members never has it.
  */
 #define MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES	(1ULL << 0)
+/*
+ * SEGMENTS (format version 2, with MEMBER_SIZES): members added to an
+ * array ("stripectl add") make a segment of their own after the array's
+ * end; @nr_segments (2..4) entries of the segment table, each laid out
+ * as an array of its own (its zones).  At most 96 members (the table of
+ * member UUIDs with MEMBER_SIZES).  An array of one segment never has it.
+ */
+#define MQS_SB_FEAT_INCOMPAT_SEGMENTS		(1ULL << 1)
 #define MQS_SB_FEAT_COMPAT_FAULTS	(1ULL << 0)	/* the fault record */
 #define MQS_SB_FEAT_COMPAT_KNOWN	MQS_SB_FEAT_COMPAT_FAULTS
 #define MQS_SB_FEAT_RO_COMPAT_KNOWN	0ULL
-#define MQS_SB_FEAT_INCOMPAT_KNOWN	MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES
+#define MQS_SB_FEAT_INCOMPAT_KNOWN	(MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES | \
+					 MQS_SB_FEAT_INCOMPAT_SEGMENTS)
 
 /* The mapping rule (module/mqstripe_map.h, MQS_LAYOUT_VERSION). */
 #define MQS_SB_LAYOUT_STRIPE		1U
@@ -123,7 +132,8 @@ enum {
 	MQS_SB_SEG_CHUNK		= 0x18,	/* le64 */
 	MQS_SB_SEG_LAYOUT		= 0x20,	/* le32 */
 	MQS_SB_SEG_NR_MEMBERS		= 0x24,	/* le32 */
-	MQS_SB_SEG_RESERVED		= 0x28,	/* 24 bytes, zero */
+	MQS_SB_SEG_FIRST_SLOT		= 0x28,	/* le32, with SEGMENTS */
+	MQS_SB_SEG_RESERVED		= 0x2c,	/* 20 bytes, zero */
 };
 
 /**
@@ -155,7 +165,10 @@ enum {
  *	valid copies the higher one counts (version 2; 0 in version 1).
  * @queue_depth: the array's tags per hardware context, as created; 0 for
  *	the module's default (version 2; 0 in version 1).
- * @nr_segments: layout segments (version 2: 1; 0 in version 1).
+ * @nr_segments: layout segments (version 2: 1, or 2..4 with
+ *	MQS_SB_FEAT_INCOMPAT_SEGMENTS; 0 in version 1).
+ * @seg_members: with MQS_SB_FEAT_INCOMPAT_SEGMENTS, the members of each
+ *	segment, in slot order (the rest zero); else all zero.
  * @reshape_pos: array byte a reshape has reached, 0 for none (version 2).
  * @sizes: with MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES, each slot's data bytes
  *	(slots 0..@nr_members-1; the rest zero); else all zero.
@@ -191,6 +204,7 @@ struct mqs_sb {
 	uint64_t generation;
 	uint32_t queue_depth;
 	uint32_t nr_segments;
+	uint32_t seg_members[MQS_SB_V2_SEGMENTS];
 	uint64_t reshape_pos;
 	uint64_t sizes[MQSTRIPE_MAX_MEMBERS];
 	uint64_t fault_events;
@@ -242,6 +256,10 @@ unsigned int mqs_sb_encode_area(const struct mqs_sb *sb, const uint8_t *from,
 				uint8_t *area);
 uint32_t mqs_sb_table_slots(const struct mqs_sb *sb);
 bool mqs_sb_zoned(const struct mqs_sb *sb);
+bool mqs_sb_segmented(const struct mqs_sb *sb);
+uint32_t mqs_sb_segments(const struct mqs_sb *sb, uint32_t *members);
+/* Members an array of segments may have (its member UUID table). */
+#define MQS_SB_SEGMENTS_MAX_MEMBERS	MQS_SB_V2_SIZES_TABLE_SLOTS
 uint64_t mqs_sb_slot_bytes(const struct mqs_sb *sb, uint32_t slot);
 uint64_t mqs_sb_capacity(const struct mqs_sb *sb);
 bool mqs_sb_fault_slot(const struct mqs_sb *sb, uint32_t slot);
@@ -263,8 +281,12 @@ uint64_t mqs_data_bytes(uint64_t min_member_bytes, uint64_t offset,
  * @member_start: where it starts on its members, after the data offset.
  * @member_bytes: its bytes on each of its members.
  * @nr: its members: those holding more than @member_start.
+ * @seg: the segment it is in (0 for an array of one segment).
+ * @first_slot: the segment's first slot.
  */
 struct mqs_zone_desc {
+	uint32_t seg;
+	uint32_t first_slot;
 	uint64_t array_start;
 	uint64_t array_bytes;
 	uint64_t member_start;
@@ -274,5 +296,7 @@ struct mqs_zone_desc {
 
 uint32_t mqs_zones_describe(const uint64_t *sizes, uint32_t n,
 			    struct mqs_zone_desc *zones);
+uint32_t mqs_segzones_describe(const uint64_t *sizes, const uint32_t *seg,
+			       uint32_t nseg, struct mqs_zone_desc *zones);
 
 #endif /* STRIPECTL_SUPERBLOCK_H */

@@ -46,6 +46,9 @@
  *                          ENXIO)
  *   FAKE_MQS_RESIZE_FAIL   an errno: RESIZE fails with it (after its
  *                          header checks)
+ *   FAKE_MQS_NO_SEGMENTS   any value: the module lacks MQSTRIPE_FEAT_SEGMENTS
+ *                          (an older module): CREATE refuses
+ *                          MQSTRIPE_CREATE_F_SEGMENTS as an unknown flag
  *   FAKE_MQS_SLOW          a slot: INFO reports that member slow
  *                          (MQSTRIPE_MEMBER_F_SLOW, 52000 us; the others
  *                          1200 us)
@@ -95,6 +98,9 @@ struct fake_array {
 	uint64_t size[MQSTRIPE_MAX_MEMBERS];
 	/* each member's own data bytes (MQSTRIPE_CREATE_F_MEMBER_SIZES), or 0 */
 	uint64_t data[MQSTRIPE_MAX_MEMBERS];
+	/* MQSTRIPE_CREATE_F_SEGMENTS: the members of each segment, else 0 */
+	uint32_t nseg;
+	uint32_t seg[MQSTRIPE_MAX_SEGMENTS];
 };
 
 /* the array's bytes: every member's data, or member_data each */
@@ -358,6 +364,8 @@ static int get_version(struct mqstripe_version *v)
 	v->hdr.version = abi();
 	v->abi_version = abi();
 	v->features = MQSTRIPE_FEAT_ALL;
+	if (getenv("FAKE_MQS_NO_SEGMENTS"))
+		v->features &= ~MQSTRIPE_FEAT_SEGMENTS;
 	snprintf(v->module_version, sizeof(v->module_version), "0.1.0-fake");
 	return 0;
 }
@@ -379,7 +387,9 @@ static int create(struct mqstripe_create *c)
 	uint32_t i, j, index;
 	int rc;
 
-	rc = check_hdr(&c->hdr, sizeof(*c), MQSTRIPE_CREATE_F_ALL);
+	rc = check_hdr(&c->hdr, sizeof(*c), MQSTRIPE_CREATE_F_ALL &
+		       ~(getenv("FAKE_MQS_NO_SEGMENTS") ?
+			 MQSTRIPE_CREATE_F_SEGMENTS : 0));
 	if (rc)
 		return rc;
 	/* like the module: the outputs must be zero on input */
@@ -397,6 +407,28 @@ static int create(struct mqstripe_create *c)
 	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES) &&
 	    c->member_sizes_ptr)
 		return -EINVAL;
+	if (!(c->hdr.flags & MQSTRIPE_CREATE_F_SEGMENTS) &&
+	    !all_zero(c->segment_members, sizeof(c->segment_members)))
+		return -EINVAL;
+	/* like the module: 2 or more segments, adding up to the members */
+	if (c->hdr.flags & MQSTRIPE_CREATE_F_SEGMENTS) {
+		uint32_t sum = 0, nseg = 0;
+		bool ended = false;
+
+		for (i = 0; i < MQSTRIPE_MAX_SEGMENTS; i++) {
+			if (!c->segment_members[i])
+				ended = true;
+			else if (ended)
+				nseg = 0;
+			else
+				nseg++;
+			sum += c->segment_members[i];
+		}
+		if (!(c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES) ||
+		    nseg < 2 || sum != c->nr_members)
+			return create_fail(c, EINVAL, MQSTRIPE_ERR_GEOMETRY,
+					   MQSTRIPE_NO_MEMBER);
+	}
 	if ((c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_SIZES) &&
 	    (c->hdr.flags & MQSTRIPE_CREATE_F_MEMBER_DATA_BYTES))
 		return create_fail(c, EINVAL, MQSTRIPE_ERR_GEOMETRY,
@@ -443,6 +475,12 @@ static int create(struct mqstripe_create *c)
 	else
 		memset(a->uuid, 0x42, sizeof(a->uuid));
 	a->nr = c->nr_members;
+	if (c->hdr.flags & MQSTRIPE_CREATE_F_SEGMENTS) {
+		for (i = 0; i < MQSTRIPE_MAX_SEGMENTS &&
+		     c->segment_members[i]; i++)
+			a->seg[i] = c->segment_members[i];
+		a->nseg = i;
+	}
 	a->chunk = c->chunk_bytes ? c->chunk_bytes :
 		   MQSTRIPE_DEFAULT_CHUNK_BYTES;
 	need = a->chunk;
@@ -717,6 +755,15 @@ static int info(struct mqstripe_info *in)
 		strncpy(in->name, getenv("FAKE_MQS_INFO_NAME"),
 			sizeof(in->name) - 1);
 	memcpy(in->uuid, a->uuid, sizeof(in->uuid));
+	memset(in->segment_members, 0, sizeof(in->segment_members));
+	in->nr_segments = 0;
+	if (!getenv("FAKE_MQS_NO_SEGMENTS")) {
+		in->nr_segments = a->nseg ? a->nseg : 1;
+		if (a->nseg)
+			memcpy(in->segment_members, a->seg, sizeof(a->seg));
+		else
+			in->segment_members[0] = a->nr;
+	}
 	for (i = 0; i < a->nr && i < in->members_cap; i++) {
 		memset(&m[i], 0, sizeof(m[i]));
 		m[i].major = a->maj[i];

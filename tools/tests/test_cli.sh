@@ -184,6 +184,7 @@ else
 	not_ok "mqstripe-monitor.service: its conditions pass without the file"
 fi
 expect 2 "rename: give ARRAY and NAME" rename a
+expect 2 "add: give ARRAY and the DEVICEs to add" add a
 expect 2 "rename: unexpected argument 'c'" rename a b c
 expect 2 "rename: NAME: the name is empty" rename a ''
 expect 2 "rename: NAME: name '\\.\\.' cannot be a link in /dev/stripe/" rename a ..

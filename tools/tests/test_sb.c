@@ -265,7 +265,7 @@ static void test_versions_and_features(void)
 		    "layout version 2 refused: %s", err);
 	make_sb(&sb, 4, 0, 4);
 	sb.layout = 2;
-	sb.feature_incompat = 1ULL << 1;
+	sb.feature_incompat = 1ULL << 2;
 	ktap_result(decode_with(&sb) == MQS_SB_INCOMPAT,
 		    "incompatible features are checked before the layout");
 	/*
@@ -1197,6 +1197,180 @@ static void test_fault_record(void)
 	ktap_result(!rc, "without the record one event behind starts (an update cut short)");
 }
 
+/*
+ * Segments (MQS_SB_FEAT_INCOMPAT_SEGMENTS, "stripectl add"): members
+ * 0, 1 (100 and 200 chunks) and 2, 3 (300 and 100 chunks) in two
+ * segments; the entries as FORMAT.md "Segments" has them, a round trip,
+ * each check, the zones, and the assembly of members one event behind an
+ * add cut short.
+ */
+static void make_segmented(struct mqs_sb *sb, uint32_t slot)
+{
+	static const uint64_t ch = 65536;
+
+	make_zoned(sb, 4, slot);
+	sb->feature_incompat |= MQS_SB_FEAT_INCOMPAT_SEGMENTS;
+	sb->sizes[0] = 100 * ch;
+	sb->sizes[1] = 200 * ch;
+	sb->sizes[2] = 300 * ch;
+	sb->sizes[3] = 100 * ch;
+	sb->data_bytes = 100 * ch;
+	sb->nr_segments = 2;
+	sb->seg_members[0] = 2;
+	sb->seg_members[1] = 2;
+}
+
+static void test_segments(void)
+{
+	const uint64_t ch = 65536;
+	struct mqs_zone_desc z[8];
+	struct mqs_sb_copies c;
+	struct mqs_sb a, b;
+	enum mqs_sb_status st;
+	const uint8_t *e1 = area + 0x100 + 0x40;
+	uint32_t seg[MQS_SB_V2_SEGMENTS], nz;
+	uint32_t order[] = { 0, 1, 2, 3 };
+	bool ok;
+	int rc;
+
+	make_segmented(&a, 2);
+	mqs_sb_encode_area(&a, NULL, area);
+	ok = le64(area + 0x18) == 3 && le32(area + 0xc4) == 2 &&
+	     le64(area + 0x100) == 0 && le64(area + 0x110) == 100 * ch &&
+	     le32(area + 0x124) == 2 && le32(area + 0x128) == 0 &&
+	     le64(e1) == 300 * ch && le64(e1 + 0x08) == 1 << 20 &&
+	     le64(e1 + 0x10) == 100 * ch && le64(e1 + 0x18) == ch &&
+	     le32(e1 + 0x20) == 1 && le32(e1 + 0x24) == 2 &&
+	     le32(e1 + 0x28) == 2 && all_zero(e1 + 0x2c, 20) &&
+	     all_zero(area + 0x180, 0x80);
+	ktap_result(ok, "segments: feature_incompat bits 0 and 1, nr_segments 2, entry 1 starts after segment 0 (300 chunks), its smallest member, 2 members from slot 2");
+	st = mqs_sb_decode_area(area, sizeof(area), &b, &c, err, sizeof(err));
+	a.crc = b.crc;
+	ktap_result(st == MQS_SB_OK && !memcmp(&a, &b, sizeof(a)) &&
+		    mqs_sb_segmented(&b) && mqs_sb_segments(&b, seg) == 2 &&
+		    seg[0] == 2 && seg[1] == 2 && seg[2] == 0 &&
+		    mqs_sb_capacity(&b) == 700 * ch,
+		    "segments round trip: 2 + 2 members, capacity the sum (%s)",
+		    err);
+	make_zoned(&a, 4, 1);
+	ktap_result(mqs_sb_segments(&a, seg) == 1 && seg[0] == 4 &&
+		    !mqs_sb_segmented(&a),
+		    "without the bit: one segment of every member");
+
+	make_segmented(&a, 0);
+	a.nr_segments = 1;
+	a.seg_members[1] = 0;
+	a.seg_members[0] = 4;
+	ktap_result(zoned_refused(&a, "not 2 to 4"),
+		    "segments: one segment with the bit refused: %s", err);
+	make_segmented(&a, 0);
+	a.seg_members[1] = 1;
+	ktap_result(zoned_refused(&a, "do not add up"),
+		    "segments: members not adding up refused: %s", err);
+	make_segmented(&a, 0);
+	a.feature_incompat = MQS_SB_FEAT_INCOMPAT_SEGMENTS;
+	ktap_result(zoned_refused(&a, "without member sizes"),
+		    "segments without member sizes refused: %s", err);
+	make_segmented(&a, 0);
+	mqs_sb_encode_area(&a, NULL, area);
+	area[0x140] ^= 0x10;	/* entry 1's start */
+	fix_crc(area);
+	ktap_result(mqs_sb_decode_area(area, MQS_SB_SIZE, &b, &c, err,
+				       sizeof(err)) == MQS_SB_INVALID &&
+		    strstr(err, "does not match the member sizes"),
+		    "segments: an entry that does not match the sizes refused: %s",
+		    err);
+	make_segmented(&a, 0);
+	mqs_sb_encode_area(&a, NULL, area);
+	area[0x18] |= 4;	/* a bit this reader does not know */
+	fix_crc(area);
+	ktap_result(mqs_sb_decode_area(area, MQS_SB_SIZE, &b, &c, err,
+				       sizeof(err)) == MQS_SB_INCOMPAT,
+		    "segments: an unknown incompatible bit next to them refused: %s",
+		    err);
+	make_zoned(&a, 97, 0);
+	a.feature_incompat |= MQS_SB_FEAT_INCOMPAT_SEGMENTS;
+	a.nr_segments = 2;
+	a.seg_members[0] = 96;
+	a.seg_members[1] = 1;
+	ktap_result(zoned_refused(&a, "more than 96"),
+		    "segments: 97 members refused: %s", err);
+
+	{
+		const uint64_t sizes[] = { 100 * ch, 200 * ch, 300 * ch,
+					   100 * ch };
+		const uint32_t sm[] = { 2, 2 };
+
+		nz = mqs_segzones_describe(sizes, sm, 2, z);
+		ok = nz == 4 && z[0].seg == 0 && z[0].array_bytes == 200 * ch &&
+		     z[1].seg == 0 && z[1].array_start == 200 * ch &&
+		     z[1].array_bytes == 100 * ch &&
+		     z[2].seg == 1 && z[2].first_slot == 2 &&
+		     z[2].array_start == 300 * ch &&
+		     z[2].array_bytes == 200 * ch &&
+		     z[2].member_start == 0 &&
+		     z[3].seg == 1 && z[3].array_start == 500 * ch &&
+		     z[3].array_bytes == 200 * ch && z[3].nr == 1 &&
+		     z[3].member_start == 100 * ch;
+		ktap_result(ok, "zones of segments 100:200 and 300:100: two each, segment 1 from the end of segment 0, its member bytes from 0");
+	}
+
+	/*
+	 * An add cut short: devices 2 and 3 written (the new members), the
+	 * array's own (slots 0, 1) not yet: the array as it was, 2 and 3
+	 * left out; then slot 0 written too: the new geometry, slot 1 (one
+	 * event behind, 2 members) taken.
+	 */
+	make_group(31, order, 4, 4);
+	for (rc = 0; rc < 4; rc++) {
+		make_segmented(&cands[rc].sb, (uint32_t)rc);
+		fill_uuid(cands[rc].sb.array_uuid, 31);
+		cands[rc].sb.events = 8;
+		cands[rc].size_bytes = (1 << 20) + 300 * ch;
+		memcpy(cands[rc].sb.table, cands[0].sb.table,
+		       sizeof(cands[0].sb.table));
+		memcpy(cands[rc].sb.member_uuid, cands[0].sb.table[rc], 16);
+	}
+	for (rc = 0; rc < 2; rc++) {
+		b = cands[rc].sb;
+		b.events = 7;
+		b.nr_members = 2;
+		b.feature_incompat = MQS_SB_FEAT_INCOMPAT_MEMBER_SIZES;
+		b.nr_segments = 1;
+		memset(b.seg_members, 0, sizeof(b.seg_members));
+		b.sizes[2] = b.sizes[3] = 0;
+		cands[rc].sb = b;
+	}
+	ktap_result(!mqs_add_leftover(cp, 4, 0) && !mqs_add_leftover(cp, 4, 1) &&
+		    mqs_add_leftover(cp, 4, 2) && mqs_add_leftover(cp, 4, 3),
+		    "an add cut before the array's own members: the new ones are left over");
+	rc = mqs_group_check(cp, 2, false, slots, err, sizeof(err));
+	ktap_result(!rc && slots[1] == 1, "the array as it was assembles (%s)",
+		    err);
+	make_segmented(&b, 0);
+	b.events = 8;
+	fill_uuid(b.array_uuid, 31);
+	memcpy(b.table, cands[2].sb.table, sizeof(b.table));
+	memcpy(b.member_uuid, b.table[0], 16);
+	cands[0].sb = b;
+	ktap_result(!mqs_add_leftover(cp, 4, 2) && !mqs_add_leftover(cp, 4, 1),
+		    "once slot 0 has the new geometry nothing is left over");
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
+	ktap_result(!rc && slots[3] == 3,
+		    "the new geometry assembles, slot 1 one event behind with 2 members (%s)",
+		    err);
+	cands[1].sb.events = 8;
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "member count"),
+		    "at one event count 2 and 4 members disagree: %s", err);
+	cands[1].sb.events = 7;
+	cands[1].sb.sizes[1] += ch;
+	rc = mqs_group_check(cp, 4, false, slots, err, sizeof(err));
+	ktap_result(rc == -EINVAL && strstr(err, "data bytes of slot 1"),
+		    "one event behind with another size for its slot disagrees: %s",
+		    err);
+}
+
 int main(void)
 {
 	ktap_header("stripectl superblock and assembly rules");
@@ -1217,5 +1391,6 @@ int main(void)
 	test_group_formats();
 	test_zoned();
 	test_fault_record();
+	test_segments();
 	return ktap_finish();
 }
