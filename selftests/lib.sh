@@ -520,6 +520,19 @@ check_stop() {
 	fi
 }
 
+# mqs_dm_slice NAME DISK I SIZE_MIB...: mqs_dm_create NAME+I, a dm-linear
+# map of the I-th SIZE_MIB over DISK, after the ones before it: slices of
+# one disk as members of any size (sets DM_DEV as mqs_dm_create does)
+mqs_dm_slice() {
+	local name=$1 disk=$2 i=$3 start=0 k
+	shift 3
+	for ((k = 0; k < i; k++)); do
+		start=$((start + $1))
+		shift
+	done
+	mqs_dm_create "$name$i" "0 $(($1 << 11)) linear $disk $((start << 11))"
+}
+
 # mqs_dm_create NAME TABLE: sets DM_DEV to /dev/dm-N (works without udev)
 # and DM_MAP to /dev/mapper/mqst-NAME, the path stripectl's messages and
 # status name the map by (DM_DEV when that node is missing: libdevmapper

@@ -46,15 +46,11 @@ modprobe dm-mod 2>/dev/null
 
 NV=$(nvme_disks | head -n 1)
 [ -n "$NV" ] || mqs_skip "needs an NVMe disk"
-MB=2048	# sectors per MiB
 SIZES=(5 9 9 13)	# MiB of each member
-STARTS=(0 5 14 23)	# where on the disk
-# make member $1 (dm-linear), its device in M[$1]
+# make member $1 (a slice of $NV), its device in M[$1]
 M=()
 make_member() {
-	mqs_dm_create "zone$1" \
-		"0 $((SIZES[$1] * MB)) linear $NV $((STARTS[$1] * MB))" ||
-		mqs_die "dm device zone$1"
+	mqs_dm_slice zone "$NV" "$1" "${SIZES[@]}" || mqs_die "dm device zone$1"
 	M[$1]=$DM_DEV
 }
 for i in 0 1 2 3; do make_member "$i"; done
@@ -191,7 +187,7 @@ mqs_seg_create() {
 	udevadm settle 2>/dev/null
 	check_eq "segments 2,2: INFO: 28M, member_data 4M (the first zone's), segments 2 and 2, each member's data" \
 		"capacity $SCAP member_data $((4 << 20)) segments 2 2 2 0 0 data $((4 << 20)) $((4 << 20)) $((8 << 20)) $((12 << 20))" \
-		"${out#index $SEG_IDX }"
+		"${out#"index $SEG_IDX "}"
 }
 mqs_seg_remove() {
 	local out

@@ -28,15 +28,11 @@ modprobe dm-mod 2>/dev/null
 
 NV=$(nvme_disks | head -n 1)
 [ -n "$NV" ] || mqs_skip "needs an NVMe disk"
-MB=2048	# sectors per MiB
 SIZES=(5 5 5 9)	# MiB of each member
-STARTS=(0 5 10 15)	# where on the disk
-# make member $1 (dm-linear), its device in M[$1]
+# make member $1 (a slice of $NV), its device in M[$1]
 M=()
 make_member() {
-	mqs_dm_create "add$1" \
-		"0 $((SIZES[$1] * MB)) linear $NV $((STARTS[$1] * MB))" ||
-		mqs_die "dm device add$1"
+	mqs_dm_slice add "$NV" "$1" "${SIZES[@]}" || mqs_die "dm device add$1"
 	M[$1]=$DM_DEV
 }
 for i in 0 1 2 3; do make_member "$i"; done
