@@ -188,9 +188,8 @@ static int mqs_ctl_info(void __user *arg)
 	err = mqs_copy_in(&info, arg, sizeof(info), 0, false);
 	if (err)
 		return err;
-	if (info.nr_segments || info.reserved0 ||
-	    !mqs_zero(info.segment_members, sizeof(info.segment_members)) ||
-	    !mqs_zero(info.reserved, sizeof(info.reserved)))
+	/* out fields (nr_segments, segment_members, ...) may hold anything */
+	if (info.reserved0 || !mqs_zero(info.reserved, sizeof(info.reserved)))
 		return -EINVAL;
 	index = info.index;
 	cap = info.members_cap;

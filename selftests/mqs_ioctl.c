@@ -474,12 +474,9 @@ static void t_create(void)
 	info.reserved[2] = 1;
 	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO reserved[2] 1");
 	info.reserved[2] = 0;
-	info.nr_segments = 1;
-	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO nr_segments 1 on input");
-	info.nr_segments = 0;
-	info.segment_members[3] = 1;
-	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO segment_members[3] 1 on input");
-	info.segment_members[3] = 0;
+	info.reserved0 = 1;
+	expect(xioctl(MQSTRIPE_IOC_INFO, &info), EINVAL, "INFO reserved0 1");
+	info.reserved0 = 0;
 	info.index = 100000;
 	expect(xioctl(MQSTRIPE_IOC_INFO, &info), ENODEV, "INFO of a missing array");
 
