@@ -87,6 +87,11 @@ TABLE = {1: (0x100, 240), 2: (0x200, 224)}
 MEMBER_SIZES = 1 << 0
 SIZES_OFFSET, SIZES_SLOTS = 0x200, 256
 SIZES_TABLE = (0xa00, 96)
+# feature_compat bit 0, the fault record (both formats, in bytes reserved
+# in each): fault_events (le64 at 0x0d0), a bit per slot (32 bytes at
+# 0x0d8: bit s mod 8 of byte s div 8)
+FAULT_RECORD = 1 << 0
+FAULT_EVENTS_OFFSET, FAULT_SLOTS_OFFSET, FAULT_END = 0x0D0, 0x0D8, 0x0F8
 # feature_incompat bit 1, SEGMENTS (format 2, with MEMBER_SIZES): 2 to 4
 # entries of the segment table, members added after the array's end
 SEGMENTS_BIT = 1 << 1
@@ -141,7 +146,18 @@ def parse(block, at=SB_OFFSET):
     sb["array_uuid"] = str(uuidlib.UUID(bytes=sb["array_uuid"]))
     sb["member_uuid"] = str(uuidlib.UUID(bytes=sb["member_uuid"]))
     sb["name"] = raw_name.split(b"\0", 1)[0].decode("ascii", "replace")
-    sb["reserved_zero"] = not any(sb.pop("reserved"))
+    reserved = sb.pop("reserved")
+    if sb["feature_compat"] & FAULT_RECORD:
+        (sb["fault_events"],) = struct.unpack_from("<Q", block,
+                                                   FAULT_EVENTS_OFFSET)
+        bits = block[FAULT_SLOTS_OFFSET:FAULT_END]
+        sb["fault_slots"] = [i for i in range(8 * len(bits))
+                             if bits[i // 8] >> (i % 8) & 1]
+        # the record's bytes are not reserved ones
+        start = FIELDS_V1[0][0] if version != 2 else FIELDS_V2[-1][0]
+        reserved = (reserved[:FAULT_EVENTS_OFFSET - start] +
+                    reserved[FAULT_END - start:])
+    sb["reserved_zero"] = not any(reserved)
     table_offset, table_slots = TABLE.get(version, TABLE[1])
     sizes = None
     if version == 2 and sb["feature_incompat"] & MEMBER_SIZES:

@@ -602,6 +602,8 @@ check "... and says so in the system log (a warning)" \
 check "... the others two events ahead, still active; slot 1 as it was" \
 	eval '[ "$(ex "$L0" MQSTRIPE_EVENTS) $(ex "$L2" MQSTRIPE_EVENTS) $(ex "$L1" MQSTRIPE_EVENTS) $(ex "$L0" MQSTRIPE_STATE) $(ex "$L1" MQSTRIPE_STATE)" = "$((ev + 2)) $((ev + 2)) $ev active active" ]'
 check "... the array runs on" eval '[ "$(list_names)" = "db " ]'
+check "... sbtool.py (written from FORMAT.md) reads the fault record: events $((ev + 1)), slot 1, the rest of the reserved bytes zero" \
+	eval '[ "$(python3 "$SBTOOL" parse "$L0" | python3 -c "import json, sys; p = json.load(sys.stdin); print(p[\"status\"], p[\"fault_events\"], p[\"fault_slots\"], p[\"reserved_zero\"])")" = "ok $((ev + 1)) [1] True" ]'
 crash
 refused "after record-fault and a crash: the failed member is stale" \
 	"^stripectl: $L1: stale member of array 'db' .*: its event counter is $ev, $L0 is at $((ev + 2)) .*'stripectl assemble --force'" \
