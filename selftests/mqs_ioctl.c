@@ -1221,6 +1221,7 @@ static void phase_output(void)
 
 	memset(&in, 0xaa, sizeof(in));
 	in.hdr = (struct mqstripe_ioctl_hdr)HDR(in);
+	in.reserved0 = 0;
 	memset(in.reserved, 0, sizeof(in.reserved));
 	in.index = index;
 	in.members_cap = MAX_REAL + 2;
@@ -1239,7 +1240,10 @@ static void phase_output(void)
 	     in.nr_hw_queues >= 1 && in.nr_hw_queues < 0xaaaaaaaa &&
 	     !strcmp(in.name, "fz-out") && nul_padded(in.name, sizeof(in.name)) &&
 	     !all_bytes(in.uuid, 0xaa, sizeof(in.uuid)) &&
-	     all_bytes(in.reserved, 0, sizeof(in.reserved)) &&
+	     in.nr_segments == 1 && in.segment_members[0] == 2 &&
+	     all_bytes(&in.segment_members[1], 0,
+		       sizeof(in.segment_members) - sizeof(__u32)) &&
+	     !in.reserved0 && all_bytes(in.reserved, 0, sizeof(in.reserved)) &&
 	     (in.minor & 0xaaaa0000) != 0xaaaa0000 &&
 	     (in.major & 0xaaaa0000) != 0xaaaa0000;
 	ktap_result(ok, "INFO over 0xAA: every output field written (major %u minor %u depth %u hw %u) # %s",
