@@ -608,20 +608,34 @@ static void check_create_result(const struct mqstripe_create *in,
 
 static void check_info_result(const struct mqstripe_info *o)
 {
+	__u64 seg_sum = 0;
+	__u32 k;
+
+	for (k = 0; k < MQSTRIPE_MAX_SEGMENTS; k++)
+		seg_sum += k < o->nr_segments ? o->segment_members[k] :
+			   o->segment_members[k] ? ~0ULL >> 1 : 0;
 	if (o->nr_members < MQSTRIPE_MIN_MEMBERS ||
 	    o->nr_members > MQSTRIPE_MAX_MEMBERS ||
 	    o->chunk_bytes < MQSTRIPE_MIN_CHUNK_BYTES ||
 	    o->chunk_bytes > MQSTRIPE_MAX_CHUNK_BYTES ||
 	    (o->chunk_bytes & (o->chunk_bytes - 1)) ||
-	    /* more with zones: members of unequal size */
-	    o->capacity_bytes < o->member_data_bytes * o->nr_members ||
+	    /*
+	     * member_data_bytes is the first zone's: over the first
+	     * segment's members (every member without segments); more with
+	     * zones (members of unequal size) and with later segments
+	     */
+	    o->nr_segments < 1 || o->nr_segments > MQSTRIPE_MAX_SEGMENTS ||
+	    seg_sum != o->nr_members ||
+	    o->capacity_bytes < o->member_data_bytes * o->segment_members[0] ||
 	    o->queue_depth < MQSTRIPE_MIN_QUEUE_DEPTH ||
 	    o->queue_depth > MQSTRIPE_MAX_QUEUE_DEPTH || !o->nr_hw_queues ||
 	    o->state > MQSTRIPE_STATE_FAILED ||
 	    o->hdr.version != MQSTRIPE_ABI_VERSION ||
 	    memchr(o->name, 0, sizeof(o->name)) == NULL)
-		bad_call("INFO %u: nr_members %u chunk %llu capacity %llu member_data %llu depth %u hw %u state %u",
-			 o->index, o->nr_members,
+		bad_call("INFO %u: nr_members %u segments %u (%u %u %u %u) chunk %llu capacity %llu member_data %llu depth %u hw %u state %u",
+			 o->index, o->nr_members, o->nr_segments,
+			 o->segment_members[0], o->segment_members[1],
+			 o->segment_members[2], o->segment_members[3],
 			 (unsigned long long)o->chunk_bytes,
 			 (unsigned long long)o->capacity_bytes,
 			 (unsigned long long)o->member_data_bytes,
